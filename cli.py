@@ -1,0 +1,425 @@
+"""The `kata` command line: argument parsing and rendering only; the work is in kata/.
+
+Exit codes: 0 success, 1 a check that failed (tests failing, validation failing),
+2 a usage or input error (printed as one line starting with "error:").
+
+Heavy imports (pytest, hypothesis, numpy, rich) happen inside the commands that need them, so
+`kata --help` stays quick.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(
+    help="Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+_state: dict = {"workbook": None}
+
+
+@app.callback()
+def main(
+    workbook: Optional[Path] = typer.Option(
+        None, "--workbook", envvar="KATA_WORKBOOK",
+        help="A workbook folder (katas/, solutions/, graders/, exams/) to use instead of this one.",
+    ),
+) -> None:
+    """Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.
+
+    Start with `kata start` (the 90-minute, four-question assessment) or `kata start SLUG`.
+    """
+    _state["workbook"] = workbook
+
+
+# --- plumbing ---------------------------------------------------------------
+
+
+def fail(message: str, code: int = 2):
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def handled(fn):
+    """Turn the user-facing errors of kata/ into one line and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from kata.catalog import CatalogError
+        from kata.store import StoreError
+        from kata.workspace import WorkspaceError
+
+        try:
+            return fn(*args, **kwargs)
+        except (CatalogError, StoreError, WorkspaceError) as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+
+    return wrapper
+
+
+def workbook():
+    from kata.catalog import Workbook
+
+    return Workbook.find(_state["workbook"])
+
+
+def emit_json(data) -> None:
+    typer.echo(json.dumps(data, indent=2, default=str))
+
+
+def out():
+    from kata.views import console
+
+    return console()
+
+
+def _rel(wb, path: Path) -> str:
+    for base in (wb.state_dir, wb.root, Path.cwd()):
+        try:
+            return str(path.resolve().relative_to(base.resolve()))
+        except ValueError:
+            continue
+    return str(path)
+
+
+# --- browsing ---------------------------------------------------------------
+
+
+@app.command("list")
+@handled
+def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List the katas and exams, with your best score so far."""
+    from kata.session import open_store
+
+    wb = workbook()
+    katas, exams = wb.katas(), wb.exams()
+    best = open_store(wb).best_scores()
+    if as_json:
+        emit_json({
+            "katas": [{"slug": k.slug, "title": k.title, "difficulty": k.difficulty,
+                       "minutes": k.minutes, "levels": len(k.levels), "points": k.points,
+                       "tags": list(k.tags), "best": best.get(k.slug, (None,))[0]} for k in katas],
+            "exams": [{"name": e.name, "title": e.title, "minutes": e.minutes,
+                       "katas": list(e.katas)} for e in exams],
+        })
+        return
+    from rich.table import Table
+
+    table = Table(title="Katas", title_justify="left", show_edge=False)
+    for col in ("slug", "title", "difficulty", "min", "levels", "best"):
+        table.add_column(col)
+    for k in katas:
+        b = best.get(k.slug)
+        table.add_row(k.slug, k.title, k.difficulty, str(k.minutes), str(len(k.levels)),
+                      f"{b[0]:g}/{k.points}" if b else "-")
+    out().print(table)
+    table = Table(title="Exams", title_justify="left", show_edge=False)
+    for col in ("name", "title", "min", "katas"):
+        table.add_column(col)
+    for e in exams:
+        table.add_row(e.name, e.title, str(e.minutes), ", ".join(e.katas))
+    out().print(table)
+
+
+@app.command()
+@handled
+def show(slug: str = typer.Argument(..., help="The kata to show.")) -> None:
+    """Show a kata's prompt."""
+    from rich.markdown import Markdown
+
+    kata = workbook().kata(slug)
+    out().print(Markdown(kata.prompt.read_text(encoding="utf-8")))
+
+
+# --- a session --------------------------------------------------------------
+
+
+@app.command()
+@handled
+def start(
+    target: Optional[str] = typer.Argument(None, help="An exam name or a kata slug (default: the default exam)."),
+    abandon: bool = typer.Option(False, "--abandon", help="Abandon the live session, if any."),
+    minutes: Optional[int] = typer.Option(None, "--minutes", help="Override the timer."),
+) -> None:
+    """Start a timed session: copy the stubs into workspace/ and start the clock."""
+    from kata import session
+    from kata.views import clock
+
+    wb = workbook()
+    started = session.start(wb, target, abandon=abandon, minutes=minutes)
+    s = started.session
+    con = out()
+    if started.abandoned:
+        con.print(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).")
+    con.print(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question(s), "
+              f"{clock(s.deadline - s.started_at)} on the clock.")
+    for i, p in enumerate(started.prepared, start=1):
+        con.print(f"  Q{i}. {p.kata.title} ({p.kata.slug}): edit {_rel(wb, p.path)}")
+        if p.archived:
+            con.print(f"      your previous {p.path.name} was archived to {_rel(wb, p.archived)}")
+    con.print("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
+              "grade with `kata submit SLUG`; `kata status` shows the clock.")
+
+
+@app.command()
+@handled
+def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Show the live session: time left and each question's state."""
+    from kata import session
+
+    wb = workbook()
+    s, remaining, rows = session.status(wb)
+    if as_json:
+        emit_json({
+            "session": None if s is None else {"id": s.id, "name": s.name, "kind": s.kind,
+                                               "remaining_s": round(remaining), "deadline": s.deadline},
+            "questions": [{"slug": r.slug, "file": str(r.file), "exists": r.exists,
+                           "visible": r.visible, "hidden": r.hidden} for r in rows],
+        })
+        return
+    if s is None:
+        typer.echo("No live session. Start one with `kata start` (see `kata list`).")
+        return
+    from kata.views import clock
+
+    con = out()
+    con.print(f"[bold]Session {s.id}[/] ({s.name}): [bold]{clock(remaining)}[/] left")
+    for i, r in enumerate(rows, start=1):
+        vis = f"visible {r.visible[0]}/{r.visible[1]}" if r.visible else "not checked"
+        hid = f"hidden {r.hidden[0]:g}/{r.hidden[1]:g} pts" if r.hidden else "not submitted"
+        missing = "" if r.exists else " [red](file missing)[/]"
+        con.print(f"  Q{i}. {r.slug:<28} {vis:<16} {hid}{missing}")
+
+
+@app.command()
+@handled
+def check(
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Run the visible tests on your workspace file, with full failure detail."""
+    from kata import session
+    from kata.views import test_lines
+
+    wb = workbook()
+    graded = session.check(wb, session.pick_katas(wb, slug, all_=slug is None))
+    if as_json:
+        emit_json([{"kata": g.kata.slug, **g.result.to_json()} for g in graded])
+    else:
+        for g in graded:
+            out().print(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
+                        f"{g.result.passed}/{len(g.result.tests)} pass")
+            if g.result.message:
+                out().print(f"  {g.result.message}", markup=False)
+            test_lines(g.result, reveal=True, detail=True)
+    if any(g.result.status != "pass" for g in graded):
+        raise typer.Exit(1)
+
+
+@app.command()
+@handled
+def submit(
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one)."),
+    all_: bool = typer.Option(False, "--all", help="Submit every kata of the live session."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Grade your workspace file on the hidden suite and record the submission."""
+    from kata import session
+    from kata.views import level_table, test_lines
+
+    wb = workbook()
+    graded = session.submit(wb, session.pick_katas(wb, slug, all_))
+    if as_json:
+        rows = []
+        for g in graded:
+            data = {"kata": g.kata.slug, **g.result.to_json()}
+            if g.session is not None:  # during a session: levels and pass/fail only
+                data["tests"] = [{"name": f"hidden test {i}", "status": t["status"],
+                                  "task_id": t["task_id"]} for i, t in enumerate(data["tests"], 1)]
+            rows.append(data)
+        emit_json(rows)
+    else:
+        con = out()
+        for g in graded:
+            con.print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
+            if g.result.message:
+                con.print(f"  {g.result.message}", markup=False)
+            if g.session is not None:
+                con.print(f"Recorded for session {g.session.id}. Details open after the session "
+                          "(`kata finish`, then `kata review`).")
+            else:
+                test_lines(g.result, reveal=True)
+    if any(g.result.status != "pass" for g in graded):
+        raise typer.Exit(1)
+
+
+@app.command()
+@handled
+def hint(slug: str = typer.Argument(..., help="The kata.")) -> None:
+    """Reveal the kata's next hint (recorded; it costs no points)."""
+    from kata import session
+
+    wb = workbook()
+    kata = wb.kata(slug)
+    h = session.next_hint(wb, kata)
+    if h is None:
+        typer.echo(f"All {len(kata.hints)} hints of {slug} are already revealed:")
+        for old in session.revealed(wb, kata):
+            typer.echo(f"  {old.index + 1}. (level {old.level}) {old.text}")
+        return
+    typer.echo(f"Hint {h.index + 1} of {h.total} (level {h.level}): {h.text}")
+
+
+@app.command()
+@handled
+def finish() -> None:
+    """End the live session now; its last submissions stand."""
+    from kata import session
+
+    s = session.finish(workbook())
+    typer.echo(f"Session {s.id} ({s.name}) finished. See what you missed: `kata review {s.id}`.")
+
+
+@app.command()
+@handled
+def review(
+    session_id: Optional[int] = typer.Argument(None, metavar="[SESSION]", help="Session number (default: the last ended one)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """After a session: every hidden test's level, edge case, status and message, and the score."""
+    from kata import session
+    from kata.views import clock, level_table, test_lines
+
+    wb = workbook()
+    rev = session.review(wb, session_id)
+    if as_json:
+        emit_json({
+            "session": rev.session.id, "name": rev.session.name,
+            "points_earned": rev.points_earned, "points_possible": rev.points_possible,
+            "questions": [{
+                "kata": q.slug, "submissions": q.submissions,
+                "first_activity_s": q.first_activity, "last_submission_s": q.last_submission,
+                "points_earned": q.points_earned, "points_possible": q.points_possible,
+                "result": q.result.to_json() if q.result else None,
+            } for q in rev.questions],
+        })
+        return
+    con = out()
+    s = rev.session
+    con.print(f"[bold]Review of session {s.id}[/] ({s.name}, {s.status}): "
+              f"[bold]{rev.points_earned:g}/{rev.points_possible:g}[/] points")
+    for i, q in enumerate(rev.questions, start=1):
+        con.rule(f"Q{i}. {q.title} ({q.slug})")
+        if q.result is None:
+            con.print(f"  no submission before the cutoff: 0/{q.points_possible:g}")
+            continue
+        spent = ""
+        if q.first_activity is not None and q.last_submission is not None:
+            spent = (f", worked from {clock(q.first_activity)} to {clock(q.last_submission)} "
+                     f"({clock(q.last_submission - q.first_activity)})")
+        con.print(f"  counted: the last of {q.submissions} submission(s) before the cutoff{spent}")
+        con.print(level_table(q.result, ""))
+        test_lines(q.result, reveal=True)
+
+
+@app.command()
+@handled
+def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List past sessions and their scores."""
+    import time
+
+    from kata import session
+
+    rows = session.history(workbook())
+    if as_json:
+        emit_json([{"session": s.id, "kind": s.kind, "name": s.name, "status": s.status,
+                    "started_at": s.started_at, "points_earned": e, "points_possible": p}
+                   for s, e, p in rows])
+        return
+    if not rows:
+        typer.echo("No sessions yet. Start one with `kata start`.")
+        return
+    from rich.table import Table
+
+    table = Table(show_edge=False)
+    for col in ("session", "name", "started (UTC)", "status", "score"):
+        table.add_column(col)
+    for s, e, p in rows:
+        table.add_row(str(s.id), s.name, time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.started_at)),
+                      s.status, f"{e:g}/{p:g}")
+    out().print(table)
+
+
+@app.command()
+@handled
+def solution(slug: str = typer.Argument(..., help="The kata.")) -> None:
+    """Show the reference solution (refused while a live session contains the kata)."""
+    from kata import session
+
+    wb = workbook()
+    kata = wb.kata(slug)
+    live = session.live_session(wb)
+    if live is not None and slug in live.katas:
+        fail(f"session {live.id} containing '{slug}' is live: `kata finish` it first")
+    if not kata.solution.is_file():
+        fail(f"{kata.solution}: no reference solution in this workbook (a student bundle?)")
+    from rich.syntax import Syntax
+
+    out().print(Syntax(kata.solution.read_text(encoding="utf-8"), "python", line_numbers=True))
+
+
+@app.command()
+@handled
+def validate(
+    slug: Optional[str] = typer.Argument(None, help="The kata to validate."),
+    all_: bool = typer.Option(False, "--all", help="Validate every kata."),
+    workers: int = typer.Option(2, "--workers", min=1, help="Grading runs at once."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Check katas: schema, API, markers, reference passes, stub fails, determinism, bug zoo."""
+    from kata.validate import validate as run
+
+    wb = workbook()
+    if bool(slug) == all_:
+        fail("give a kata SLUG or --all")
+    slugs = wb.slugs() if all_ else [wb.kata(slug).slug]
+    reports = run(wb, slugs, workers)
+    if as_json:
+        emit_json({"ok": all(r.ok for r in reports), "katas": [r.to_json() for r in reports]})
+    else:
+        con = out()
+        for r in reports:
+            runtime = f", hidden suite {r.hidden_runtime_s:.1f}s on the reference" if r.hidden_runtime_s else ""
+            con.print(f"[bold]{r.slug}[/]: {'[green]OK[/]' if r.ok else '[red]FAILED[/]'} "
+                      f"({r.hidden_tests} hidden tests, {r.bugs} bugs{runtime})")
+            for c in r.checks:
+                con.print(f"  {'[green]ok[/]  ' if c.ok else '[red]FAIL[/]'} {c.name:<14} ", end="")
+                con.print(c.detail, markup=False)
+    if not all(r.ok for r in reports):
+        raise typer.Exit(1)
+
+
+def _mount_engine() -> None:
+    try:
+        from engine.cli import engine_app
+    except ImportError:
+        return
+    app.add_typer(engine_app, name="engine", help="Run the reference inference engine.")
+
+
+_mount_engine()
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

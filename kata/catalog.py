@@ -1,0 +1,368 @@
+"""The catalog: find the workbook, load and validate kata.toml and exams/*.toml.
+
+Everything a command knows about a kata comes from here, as frozen dataclasses.
+Each loader rejects unknown keys, missing keys and wrong types with a one-line
+`CatalogError` that names the file, the key and what to do about it; nothing in
+this module ever lets a user's typo surface as a traceback.
+
+Layout of a workbook (see DESIGN.md):
+
+    katas/<slug>/kata.toml, PROMPT.md, <module>.py (the stub), test_visible.py
+    solutions/<slug>.py      reference solution
+    graders/<slug>/test_*.py hidden suite
+    exams/<name>.toml        timed sets of katas
+
+Example:
+    wb = Workbook.find()
+    kata = wb.kata("lru-kv-cache")       -> Kata(slug='lru-kv-cache', ...)
+    wb.exam("llm-infra-oa").katas        -> ('lru-kv-cache', ...)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+DIFFICULTIES = ("easy", "medium", "hard")
+DEFAULT_EXAM = "llm-infra-oa"
+WORKBOOK_ENV = "KATA_WORKBOOK"
+STATE_ENV = "KATA_STATE_DIR"
+
+
+class CatalogError(Exception):
+    """A problem with the workbook's files, stated in one actionable line."""
+
+
+# --- schema helpers ---------------------------------------------------------
+
+
+def _check_keys(where: str, data: dict, required: dict, optional: dict) -> None:
+    """Reject unknown and missing keys and wrong types.
+
+    required / optional: key -> expected type (or tuple of types).
+    """
+    allowed = {**required, **optional}
+    for key in data:
+        if key not in allowed:
+            raise CatalogError(
+                f"{where}: unknown key '{key}'; allowed keys are "
+                f"{', '.join(sorted(allowed))}: remove or rename it"
+            )
+    for key in required:
+        if key not in data:
+            raise CatalogError(f"{where}: missing key '{key}': add it")
+    for key, typ in allowed.items():
+        if key in data:
+            value = data[key]
+            # bool is an int subclass; never accept it where a number is asked for
+            bad_bool = isinstance(value, bool) and typ in (int, float, (int, float))
+            if bad_bool or not isinstance(value, typ):
+                name = typ.__name__ if isinstance(typ, type) else "/".join(t.__name__ for t in typ)
+                raise CatalogError(
+                    f"{where}: key '{key}' must be a {name}, got {type(value).__name__} {value!r}"
+                )
+
+
+def _str_list(where: str, key: str, value: list) -> tuple[str, ...]:
+    if not all(isinstance(v, str) and v.strip() for v in value):
+        raise CatalogError(f"{where}: every item of '{key}' must be a non-empty string")
+    return tuple(value)
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise CatalogError(f"{path}: file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{path}: not valid TOML ({exc}): fix the syntax") from None
+
+
+# --- dataclasses ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    number: int  # 1-based
+    name: str
+    points: int
+    hints: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EquivalentMutant:
+    """A mutant the author has judged equivalent to the reference (cannot be caught)."""
+
+    name: str  # mutmut's mutant name, e.g. "lru_kv_cache.x_LRUKVCache__get__mutmut_3"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Kata:
+    slug: str
+    title: str
+    summary: str
+    difficulty: str
+    minutes: int
+    module: str  # the learner's file name, e.g. "lru_kv_cache.py"
+    tags: tuple[str, ...]
+    levels: tuple[Level, ...]
+    root: Path  # the workbook root
+    equivalent_mutants: tuple[EquivalentMutant, ...] = field(default=())
+
+    # paths, all derived from root + slug + module
+    @property
+    def dir(self) -> Path:
+        return self.root / "katas" / self.slug
+
+    @property
+    def module_name(self) -> str:
+        return self.module[:-3]
+
+    @property
+    def stub(self) -> Path:
+        return self.dir / self.module
+
+    @property
+    def prompt(self) -> Path:
+        return self.dir / "PROMPT.md"
+
+    @property
+    def visible_tests(self) -> Path:
+        return self.dir / "test_visible.py"
+
+    @property
+    def solution(self) -> Path:
+        return self.root / "solutions" / f"{self.slug}.py"
+
+    @property
+    def grader(self) -> Path:
+        return self.root / "graders" / self.slug
+
+    @property
+    def bugs(self) -> Path:
+        return self.root / "tests" / "bugs" / self.slug
+
+    @property
+    def points(self) -> int:
+        return sum(level.points for level in self.levels)
+
+    @property
+    def hints(self) -> tuple[tuple[int, str], ...]:
+        """Every hint in reveal order, as (level number, text)."""
+        return tuple((lv.number, h) for lv in self.levels for h in lv.hints)
+
+    def level(self, number: int) -> Level:
+        for lv in self.levels:
+            if lv.number == number:
+                return lv
+        raise CatalogError(f"{self.slug}: no level {number} (levels are 1..{len(self.levels)})")
+
+
+@dataclass(frozen=True, slots=True)
+class Exam:
+    name: str
+    title: str
+    minutes: int
+    katas: tuple[str, ...]
+    description: str
+    path: Path
+
+
+# --- loaders ----------------------------------------------------------------
+
+KATA_REQUIRED = {
+    "slug": str,
+    "title": str,
+    "summary": str,
+    "difficulty": str,
+    "minutes": int,
+    "module": str,
+    "tags": list,
+    "levels": list,
+}
+KATA_OPTIONAL = {"equivalent_mutants": list}
+LEVEL_REQUIRED = {"name": str, "points": int, "hints": list}
+MUTANT_REQUIRED = {"name": str, "reason": str}
+EXAM_REQUIRED = {"title": str, "minutes": int, "katas": list}
+EXAM_OPTIONAL = {"description": str}
+
+
+def load_kata(root: Path, slug: str) -> Kata:
+    """Load katas/<slug>/kata.toml and check that the kata's learner-facing files exist."""
+    path = root / "katas" / slug / "kata.toml"
+    data = _read_toml(path)
+    _check_keys(str(path), data, KATA_REQUIRED, KATA_OPTIONAL)
+    if data["slug"] != slug:
+        raise CatalogError(
+            f"{path}: slug '{data['slug']}' does not match its folder '{slug}': make them equal"
+        )
+    if data["difficulty"] not in DIFFICULTIES:
+        raise CatalogError(
+            f"{path}: difficulty '{data['difficulty']}' must be one of {', '.join(DIFFICULTIES)}"
+        )
+    if data["minutes"] <= 0:
+        raise CatalogError(f"{path}: minutes must be a positive whole number, got {data['minutes']}")
+    module = data["module"]
+    if not (module.endswith(".py") and module[:-3].isidentifier()):
+        raise CatalogError(
+            f"{path}: module '{module}' must be a Python file name such as 'my_module.py'"
+        )
+    if not data["levels"]:
+        raise CatalogError(f"{path}: 'levels' is empty: add at least one [[levels]] table")
+    levels = []
+    for i, raw in enumerate(data["levels"], start=1):
+        where = f"{path}: levels[{i}]"
+        if not isinstance(raw, dict):
+            raise CatalogError(f"{where} must be a table ([[levels]])")
+        _check_keys(where, raw, LEVEL_REQUIRED, {})
+        if raw["points"] <= 0:
+            raise CatalogError(f"{where}: points must be positive, got {raw['points']}")
+        hints = _str_list(where, "hints", raw["hints"])
+        if not hints:
+            raise CatalogError(f"{where}: 'hints' is empty: give at least one hint per level")
+        levels.append(Level(i, raw["name"], raw["points"], hints))
+    mutants = []
+    for i, raw in enumerate(data.get("equivalent_mutants", []), start=1):
+        where = f"{path}: equivalent_mutants[{i}]"
+        if not isinstance(raw, dict):
+            raise CatalogError(f"{where} must be a table ([[equivalent_mutants]])")
+        _check_keys(where, raw, MUTANT_REQUIRED, {})
+        mutants.append(EquivalentMutant(raw["name"], raw["reason"]))
+    kata = Kata(
+        slug=slug,
+        title=data["title"],
+        summary=data["summary"],
+        difficulty=data["difficulty"],
+        minutes=data["minutes"],
+        module=module,
+        tags=_str_list(str(path), "tags", data["tags"]),
+        levels=tuple(levels),
+        root=root,
+        equivalent_mutants=tuple(mutants),
+    )
+    for needed in (kata.prompt, kata.stub, kata.visible_tests):
+        if not needed.is_file():
+            raise CatalogError(f"{needed}: missing file of kata '{slug}': create it")
+    return kata
+
+
+def load_exam(root: Path, name: str, known_katas: set[str]) -> Exam:
+    path = root / "exams" / f"{name}.toml"
+    data = _read_toml(path)
+    _check_keys(str(path), data, EXAM_REQUIRED, EXAM_OPTIONAL)
+    if data["minutes"] <= 0:
+        raise CatalogError(f"{path}: minutes must be a positive whole number, got {data['minutes']}")
+    katas = _str_list(str(path), "katas", data["katas"])
+    if not katas:
+        raise CatalogError(f"{path}: 'katas' is empty: list at least one kata slug")
+    for slug in katas:
+        if slug not in known_katas:
+            raise CatalogError(
+                f"{path}: unknown kata '{slug}'; known katas: {', '.join(sorted(known_katas)) or 'none'}"
+            )
+    if len(set(katas)) != len(katas):
+        raise CatalogError(f"{path}: a kata is listed twice in 'katas': list each once")
+    return Exam(name, data["title"], data["minutes"], katas, data.get("description", ""), path)
+
+
+# --- the workbook -----------------------------------------------------------
+
+
+def _looks_like_workbook(path: Path) -> bool:
+    return (path / "katas").is_dir()
+
+
+@dataclass
+class Workbook:
+    """A directory holding katas/, solutions/, graders/ and exams/, plus where its state lives."""
+
+    root: Path
+    state_dir: Path
+
+    @classmethod
+    def find(cls, explicit: str | os.PathLike | None = None) -> "Workbook":
+        """--workbook PATH, else $KATA_WORKBOOK, else the nearest folder up from here with a
+        katas/ folder, else the workbook this package was installed from."""
+        candidate = explicit or os.environ.get(WORKBOOK_ENV)
+        if candidate:
+            root = Path(candidate).expanduser().resolve()
+            if not _looks_like_workbook(root):
+                src = "--workbook" if explicit else f"${WORKBOOK_ENV}"
+                raise CatalogError(f"{src} {root}: no katas/ folder there: point it at a workbook")
+        else:
+            root = None
+            here = Path.cwd().resolve()
+            for path in (here, *here.parents):
+                if _looks_like_workbook(path):
+                    root = path
+                    break
+            if root is None:
+                installed = Path(__file__).resolve().parent.parent
+                if not _looks_like_workbook(installed):
+                    raise CatalogError(
+                        "no workbook found (a folder with katas/): run inside one or pass --workbook PATH"
+                    )
+                root = installed
+        state = os.environ.get(STATE_ENV)
+        state_dir = Path(state).expanduser().resolve() if state else root
+        return cls(root=root, state_dir=state_dir)
+
+    # where the learner's files and the store live
+    @property
+    def workspace(self) -> Path:
+        return self.state_dir / "workspace"
+
+    @property
+    def kata_dir(self) -> Path:
+        return self.state_dir / ".kata"
+
+    @property
+    def is_student_bundle(self) -> bool:
+        return (self.root / ".kata-student-bundle").is_file()
+
+    def slugs(self) -> list[str]:
+        base = self.root / "katas"
+        return sorted(p.name for p in base.iterdir() if p.is_dir() and (p / "kata.toml").is_file())
+
+    def kata(self, slug: str) -> Kata:
+        if not SLUG_RE.match(slug) or not (self.root / "katas" / slug / "kata.toml").is_file():
+            known = ", ".join(self.slugs()) or "none"
+            raise CatalogError(f"unknown kata '{slug}'; known katas: {known}")
+        return load_kata(self.root, slug)
+
+    def katas(self) -> list[Kata]:
+        return [load_kata(self.root, slug) for slug in self.slugs()]
+
+    def exam_names(self) -> list[str]:
+        base = self.root / "exams"
+        if not base.is_dir():
+            return []
+        return sorted(p.stem for p in base.glob("*.toml"))
+
+    def exam(self, name: str) -> Exam:
+        if name not in self.exam_names():
+            known = ", ".join(self.exam_names()) or "none"
+            raise CatalogError(f"unknown exam '{name}'; known exams: {known}")
+        return load_exam(self.root, name, set(self.slugs()))
+
+    def exams(self) -> list[Exam]:
+        known = set(self.slugs())
+        return [load_exam(self.root, name, known) for name in self.exam_names()]
+
+    def workspace_file(self, kata: Kata) -> Path:
+        return self.workspace / kata.module
+
+
+def find_kata_for_test_file(path: Path) -> tuple[Path, str] | None:
+    """For a test file under graders/<slug>/ or katas/<slug>/, return (workbook root, slug)."""
+    path = path.resolve()
+    for parent in path.parents:
+        if parent.parent.name in ("graders", "katas") and _looks_like_workbook(parent.parent.parent):
+            return parent.parent.parent, parent.name
+    return None

@@ -1,0 +1,308 @@
+"""The store: one SQLite file under .kata/ holding sessions, submissions and hint reveals.
+
+Tables (schema version in `PRAGMA user_version`, migrated forward on open):
+
+    sessions     id, kind ('exam'|'kata'), name, katas (JSON list of slugs),
+                 started_at, deadline, finished_at, status ('live'|'finished'|'abandoned')
+    submissions  id, session_id (NULL: practice outside a session), slug, submitted_at,
+                 code (the file's full text), result (the full JSON result), points_earned,
+                 points_possible, status, suite ('hidden': `kata submit`; 'visible': `kata check`,
+                 kept so that every version of the learner's code is snapshotted)
+    hints        id, session_id, slug, hint_index, revealed_at
+
+Every write is one `BEGIN IMMEDIATE` transaction with a busy timeout, in WAL mode, so two `kata`
+processes at once serialise instead of corrupting anything. Times are seconds since the epoch,
+passed in by the caller (tests pass their own clock).
+
+The deadline rule: a session's official submission for a kata is its last submission made at or
+before the cutoff, where the cutoff is the deadline, or the moment `kata finish` ended it if earlier.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+
+# version -> statements that bring the previous version to it
+MIGRATIONS: dict[int, list[str]] = {
+    1: [
+        """CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('exam', 'kata')),
+            name TEXT NOT NULL,
+            katas TEXT NOT NULL,
+            started_at REAL NOT NULL,
+            deadline REAL NOT NULL,
+            finished_at REAL,
+            status TEXT NOT NULL CHECK (status IN ('live', 'finished', 'abandoned'))
+        )""",
+        """CREATE TABLE submissions (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER REFERENCES sessions(id),
+            slug TEXT NOT NULL,
+            submitted_at REAL NOT NULL,
+            code TEXT NOT NULL,
+            result TEXT NOT NULL,
+            points_earned REAL NOT NULL,
+            points_possible REAL NOT NULL,
+            status TEXT NOT NULL,
+            suite TEXT NOT NULL CHECK (suite IN ('hidden', 'visible'))
+        )""",
+        "CREATE INDEX submissions_by_session ON submissions (session_id, slug, submitted_at)",
+        """CREATE TABLE hints (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER REFERENCES sessions(id),
+            slug TEXT NOT NULL,
+            hint_index INTEGER NOT NULL,
+            revealed_at REAL NOT NULL
+        )""",
+    ],
+}
+
+
+class StoreError(Exception):
+    """A state problem the user can act on (a live session in the way, no such session...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    id: int
+    kind: str
+    name: str
+    katas: tuple[str, ...]
+    started_at: float
+    deadline: float
+    finished_at: float | None
+    status: str
+
+    def is_live(self, now: float) -> bool:
+        return self.status == "live" and now < self.deadline
+
+    def cutoff(self) -> float:
+        """Submissions at or before this moment count."""
+        if self.finished_at is not None:
+            return min(self.deadline, self.finished_at)
+        return self.deadline
+
+    def remaining(self, now: float) -> float:
+        return max(0.0, self.deadline - now) if self.is_live(now) else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    id: int
+    session_id: int | None
+    slug: str
+    submitted_at: float
+    code: str
+    result: dict
+    points_earned: float
+    points_possible: float
+    status: str
+    suite: str
+
+
+def still_live_message(session: Session, now: float) -> str:
+    left = int((session.deadline - now) // 60)
+    return (f"session {session.id} ({session.name}) is still live with {left} min left: "
+            "run `kata finish` first, or `kata start --abandon`")
+
+
+def _session(row) -> Session:
+    return Session(row["id"], row["kind"], row["name"], tuple(json.loads(row["katas"])),
+                   row["started_at"], row["deadline"], row["finished_at"], row["status"])
+
+
+def _submission(row) -> Submission:
+    return Submission(row["id"], row["session_id"], row["slug"], row["submitted_at"], row["code"],
+                      json.loads(row["result"]), row["points_earned"], row["points_possible"],
+                      row["status"], row["suite"])
+
+
+class Store:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"{self.path}: cannot open the store ({exc}): move the file aside to start afresh"
+            ) from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self):
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        with self.transaction() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path}: written by a newer kata (schema {version} > {SCHEMA_VERSION}): upgrade kata"
+                )
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[v]:
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version = {v}")
+
+    @property
+    def schema_version(self) -> int:
+        return self.db.execute("PRAGMA user_version").fetchone()[0]
+
+    # --- sessions -----------------------------------------------------------
+
+    def _expire(self, db, now: float) -> None:
+        """A live session whose deadline passed becomes finished at its deadline."""
+        db.execute(
+            "UPDATE sessions SET status = 'finished', finished_at = deadline "
+            "WHERE status = 'live' AND deadline <= ?",
+            (now,),
+        )
+
+    def live_session(self, now: float) -> Session | None:
+        with self.transaction() as db:
+            self._expire(db, now)
+            row = db.execute("SELECT * FROM sessions WHERE status = 'live' ORDER BY id DESC").fetchone()
+        return _session(row) if row else None
+
+    def start_session(self, kind: str, name: str, katas: list[str], minutes: float, now: float,
+                      abandon: bool = False) -> tuple[Session, Session | None]:
+        """Open a session; refuse while another is live unless `abandon`. Returns (new, abandoned)."""
+        with self.transaction() as db:
+            self._expire(db, now)
+            row = db.execute("SELECT * FROM sessions WHERE status = 'live'").fetchone()
+            old = _session(row) if row else None
+            if old is not None:
+                if not abandon:
+                    raise StoreError(still_live_message(old, now))
+                db.execute("UPDATE sessions SET status = 'abandoned', finished_at = ? WHERE id = ?",
+                           (now, old.id))
+            cur = db.execute(
+                "INSERT INTO sessions (kind, name, katas, started_at, deadline, status) "
+                "VALUES (?, ?, ?, ?, ?, 'live')",
+                (kind, name, json.dumps(list(katas)), now, now + minutes * 60),
+            )
+            new = _session(db.execute("SELECT * FROM sessions WHERE id = ?", (cur.lastrowid,)).fetchone())
+        return new, old
+
+    def finish_session(self, session_id: int, now: float) -> Session:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE sessions SET status = 'finished', finished_at = MIN(deadline, ?) "
+                "WHERE id = ? AND status = 'live'",
+                (now, session_id),
+            )
+            row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no session {session_id}: see `kata history`")
+        return _session(row)
+
+    def session(self, session_id: int, now: float) -> Session:
+        with self.transaction() as db:
+            self._expire(db, now)
+            row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no session {session_id}: see `kata history` for session numbers")
+        return _session(row)
+
+    def sessions(self, now: float) -> list[Session]:
+        with self.transaction() as db:
+            self._expire(db, now)
+            rows = db.execute("SELECT * FROM sessions ORDER BY id").fetchall()
+        return [_session(r) for r in rows]
+
+    def last_ended_session(self, now: float) -> Session | None:
+        with self.transaction() as db:
+            self._expire(db, now)
+            row = db.execute(
+                "SELECT * FROM sessions WHERE status != 'live' ORDER BY id DESC"
+            ).fetchone()
+        return _session(row) if row else None
+
+    # --- submissions --------------------------------------------------------
+
+    def add_submission(self, session_id: int | None, slug: str, code: str, result: dict,
+                       now: float, suite: str = "hidden") -> Submission:
+        with self.transaction() as db:
+            cur = db.execute(
+                "INSERT INTO submissions (session_id, slug, submitted_at, code, result, "
+                "points_earned, points_possible, status, suite) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (session_id, slug, now, code, json.dumps(result), result.get("points_earned", 0.0),
+                 result.get("points_possible", 0), result.get("status", "error"), suite),
+            )
+            row = db.execute("SELECT * FROM submissions WHERE id = ?", (cur.lastrowid,)).fetchone()
+        return _submission(row)
+
+    def submissions(self, session_id: int | None = None, slug: str | None = None,
+                    suite: str | None = "hidden") -> list[Submission]:
+        sql, args = "SELECT * FROM submissions WHERE 1=1", []
+        if suite is not None:
+            sql += " AND suite = ?"
+            args.append(suite)
+        if session_id is not None:
+            sql += " AND session_id = ?"
+            args.append(session_id)
+        if slug is not None:
+            sql += " AND slug = ?"
+            args.append(slug)
+        rows = self.db.execute(sql + " ORDER BY submitted_at, id", args).fetchall()
+        return [_submission(r) for r in rows]
+
+    def official_submission(self, session: Session, slug: str) -> Submission | None:
+        """The last submission for `slug` in `session` at or before its cutoff."""
+        row = self.db.execute(
+            "SELECT * FROM submissions WHERE session_id = ? AND slug = ? AND submitted_at <= ? "
+            "AND suite = 'hidden' ORDER BY submitted_at DESC, id DESC LIMIT 1",
+            (session.id, slug, session.cutoff()),
+        ).fetchone()
+        return _submission(row) if row else None
+
+    def best_scores(self) -> dict[str, tuple[float, float]]:
+        """slug -> (best points earned, points possible) over every submission."""
+        rows = self.db.execute(
+            "SELECT slug, MAX(points_earned) AS best, MAX(points_possible) AS possible "
+            "FROM submissions WHERE suite = 'hidden' GROUP BY slug"
+        ).fetchall()
+        return {r["slug"]: (r["best"], r["possible"]) for r in rows}
+
+    # --- hints --------------------------------------------------------------
+
+    def reveal_hint(self, session_id: int | None, slug: str, hint_index: int, now: float) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO hints (session_id, slug, hint_index, revealed_at) VALUES (?, ?, ?, ?)",
+                (session_id, slug, hint_index, now),
+            )
+
+    def revealed_hints(self, slug: str, session_id: int | None = None) -> list[int]:
+        """Indices of the hints revealed for `slug` (in `session_id`, or anywhere if None)."""
+        if session_id is None:
+            rows = self.db.execute(
+                "SELECT DISTINCT hint_index FROM hints WHERE slug = ? ORDER BY hint_index", (slug,)
+            ).fetchall()
+        else:
+            rows = self.db.execute(
+                "SELECT DISTINCT hint_index FROM hints WHERE slug = ? AND session_id IS ? "
+                "ORDER BY hint_index",
+                (slug, session_id),
+            ).fetchall()
+        return [r[0] for r in rows]

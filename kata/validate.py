@@ -1,0 +1,207 @@
+"""`kata validate`: is a kata fit to hand to candidates?
+
+Checks, each reported by name with a one-line detail:
+
+    schema        kata.toml loads, every level has points and hints, the kata's files exist
+    api           the stub and the reference expose the same public names and signatures
+                  (compared on the syntax tree, so neither file is executed)
+    markers       every hidden test has level, points and edge markers; every level has points
+    reference     the reference passes every visible and every hidden test
+    stub          the stub fails at least one hidden test of every level
+    deterministic two runs of the hidden suite on the reference give the same outcome
+    bug-zoo       every file in tests/bugs/<slug>/ fails at least one hidden test
+
+and the hidden suite's run time on the reference. Grading runs are child processes, run
+`workers` at a time.
+"""
+
+from __future__ import annotations
+
+import ast
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from kata.catalog import CatalogError, Kata, Workbook, load_kata
+from kata.grading import PASS, Limits, grade
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class KataReport:
+    slug: str
+    checks: list[Check] = field(default_factory=list)
+    hidden_tests: int = 0
+    hidden_runtime_s: float | None = None
+    bugs: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "ok": self.ok}
+
+
+# --- the public API, read from the syntax tree ------------------------------
+
+
+def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    a = fn.args
+    parts = [x.arg for x in a.posonlyargs] + (["/"] if a.posonlyargs else [])
+    n_pos = len(a.posonlyargs) + len(a.args)
+    first_default = n_pos - len(a.defaults)
+    for i, x in enumerate(a.args, start=len(a.posonlyargs)):
+        parts.append(x.arg + ("=..." if i >= first_default else ""))
+    if a.vararg:
+        parts.append("*" + a.vararg.arg)
+    elif a.kwonlyargs:
+        parts.append("*")
+    for x, d in zip(a.kwonlyargs, a.kw_defaults):
+        parts.append(x.arg + ("=..." if d is not None else ""))
+    if a.kwarg:
+        parts.append("**" + a.kwarg.arg)
+    return f"{fn.name}({', '.join(parts)})"
+
+
+def public_api(path: Path) -> dict[str, str]:
+    """name -> signature for public functions, classes and their public methods (and __init__)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as exc:
+        raise CatalogError(f"{path}: syntax error at line {exc.lineno}: {exc.msg}") from None
+    api: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+            api[node.name] = _signature(node)
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            bases = ", ".join(ast.unparse(b) for b in node.bases)
+            api[node.name] = f"class {node.name}({bases})"
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                    not item.name.startswith("_") or item.name in ("__init__", "__call__", "__len__",
+                                                                   "__contains__", "__iter__")
+                ):
+                    api[f"{node.name}.{item.name}"] = _signature(item)
+    return api
+
+
+def api_drift(stub: Path, reference: Path) -> list[str]:
+    """Differences between the stub's public API and the reference's, one line each."""
+    a, b = public_api(stub), public_api(reference)
+    problems = []
+    for name in sorted(a.keys() | b.keys()):
+        if name not in b:
+            problems.append(f"{name}: in the stub, missing from the reference")
+        elif name not in a:
+            problems.append(f"{name}: in the reference, missing from the stub")
+        elif a[name] != b[name]:
+            problems.append(f"{name}: stub has {a[name]}, reference has {b[name]}")
+    return problems
+
+
+# --- validation -------------------------------------------------------------
+
+
+def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = Limits()) -> KataReport:
+    report = KataReport(slug)
+    try:
+        kata: Kata = load_kata(wb.root, slug)
+        missing = [p for p in (kata.solution, kata.grader) if not p.exists()]
+        if missing:
+            raise CatalogError(f"{missing[0]}: missing: every kata needs a reference and a hidden suite")
+    except CatalogError as exc:
+        report.checks.append(Check("schema", False, str(exc)))
+        return report
+    report.checks.append(Check("schema", True, f"{len(kata.levels)} levels, {len(kata.hints)} hints"))
+
+    try:
+        drift = api_drift(kata.stub, kata.solution)
+        report.checks.append(Check("api", not drift, "; ".join(drift[:5]) or "stub and reference agree"))
+    except CatalogError as exc:
+        report.checks.append(Check("api", False, str(exc)))
+
+    bugs = sorted(kata.bugs.glob("*.py")) if kata.bugs.is_dir() else []
+    bugs = [b for b in bugs if not b.name.startswith(("test_", "_"))]
+    report.bugs = len(bugs)
+    jobs = {
+        "ref1": lambda: grade(kata, kata.solution, "hidden", limits),
+        "ref2": lambda: grade(kata, kata.solution, "hidden", limits),
+        "visible": lambda: grade(kata, kata.solution, "visible", limits),
+        "stub": lambda: grade(kata, kata.stub, "hidden", limits),
+    }
+    for b in bugs:
+        jobs[f"bug:{b.name}"] = (lambda b=b: grade(kata, b, "hidden", limits, fail_fast=True))
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {name: pool.submit(fn) for name, fn in jobs.items()}
+        results = {name: f.result() for name, f in futures.items()}
+
+    ref = results["ref1"]
+    report.hidden_tests = len(ref.tests)
+    report.hidden_runtime_s = ref.duration
+    report.checks.append(_markers_check(kata, ref))
+    failing = [t for t in ref.tests + results["visible"].tests if t.status != PASS]
+    if ref.message or not ref.tests:
+        detail = f"hidden suite did not run: {ref.message}"
+    elif failing:
+        detail = f"{len(failing)} tests fail, e.g. {failing[0].name}: {failing[0].message}"
+    else:
+        detail = f"{len(ref.tests)} hidden and {len(results['visible'].tests)} visible tests pass"
+    report.checks.append(Check("reference", not failing and bool(ref.tests) and not ref.message, detail))
+
+    stub = results["stub"]
+    unfailed = [lv.level for lv in stub.levels if lv.total and lv.passed == lv.total]
+    empty = [lv.level for lv in stub.levels if not lv.total]
+    report.checks.append(Check(
+        "stub", not unfailed and not empty,
+        f"the stub passes every test of level {unfailed}" if unfailed else
+        (f"levels {empty} have no hidden tests" if empty else "the stub fails every level"),
+    ))
+
+    same = ref.outcome_key() == results["ref2"].outcome_key()
+    report.checks.append(Check("deterministic", same,
+                               "two runs agree" if same else "two runs on the reference differ"))
+
+    survivors = [name[4:] for name, r in results.items()
+                 if name.startswith("bug:") and r.tests and all(t.status == PASS for t in r.tests)]
+    broken = [name[4:] for name, r in results.items() if name.startswith("bug:") and not r.tests]
+    if not bugs:
+        report.checks.append(Check("bug-zoo", False, f"{kata.bugs}: no bug files: add wrong solutions"))
+    else:
+        bad = survivors + broken
+        report.checks.append(Check(
+            "bug-zoo", not bad,
+            (f"not caught: {', '.join(survivors)}" if survivors else "")
+            + (f" did not run: {', '.join(broken)}" if broken else "")
+            or f"all {len(bugs)} bugs caught",
+        ))
+    return report
+
+
+def _markers_check(kata: Kata, ref) -> Check:
+    problems = []
+    levels = {lv.number for lv in kata.levels}
+    for t in ref.tests:
+        name = t.name.split("::")[-1]
+        if t.task_id not in levels:
+            problems.append(f"{name}: level marker missing or not one of {sorted(levels)}")
+        if not t.points or t.points <= 0:
+            problems.append(f"{name}: points marker missing or not positive")
+        if not t.edge:
+            problems.append(f"{name}: edge marker missing")
+    pointless = [n for n in levels if not any(t.task_id == n and (t.points or 0) > 0 for t in ref.tests)]
+    if pointless:
+        problems.append(f"levels {pointless} have no test worth points")
+    return Check("markers", not problems,
+                 "; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
+                 if problems else f"{len(ref.tests)} tests marked")
+
+
+def validate(wb: Workbook, slugs: list[str], workers: int = 2) -> list[KataReport]:
+    return [validate_kata(wb, slug, workers) for slug in slugs]

@@ -1,0 +1,87 @@
+"""Rich renderings: score cards, tables, the countdown. All output goes through `console()`.
+
+Imported only by commands that print something more than a line, so `kata --help` never pays for
+rich. Set KATA_PLAIN=1 (tests do) for output with no colour and a fixed width.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rich.console import Console
+from rich.table import Table
+
+from kata.grading import ERROR, FAIL, PASS, SuiteResult
+
+_console: Console | None = None
+
+STATUS_STYLE = {PASS: "green", FAIL: "red", ERROR: "yellow"}
+
+
+def console() -> Console:
+    global _console
+    if _console is None:
+        plain = bool(os.environ.get("KATA_PLAIN"))
+        _console = Console(
+            highlight=False,
+            no_color=plain or None,
+            width=100 if plain else None,
+            force_terminal=False if plain else None,
+            soft_wrap=False,
+        )
+    return _console
+
+
+def reset_console() -> None:
+    """Forget the cached console (tests switch output streams between invocations)."""
+    global _console
+    _console = None
+
+
+def clock(seconds: float) -> str:
+    """3725 -> '1:02:05'; 65 -> '1:05'."""
+    seconds = max(0, int(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def status_text(status: str) -> str:
+    return f"[{STATUS_STYLE.get(status, 'white')}]{status.upper()}[/]"
+
+
+def level_table(result: SuiteResult, title: str) -> Table:
+    """Per level: tests passed / total and points, never the tests' inputs."""
+    table = Table(title=title, title_justify="left", show_edge=False)
+    table.add_column("level", justify="right")
+    table.add_column("name")
+    table.add_column("tests", justify="right")
+    table.add_column("points", justify="right")
+    for lv in result.levels:
+        style = "green" if lv.passed == lv.total and lv.total else ("red" if lv.passed == 0 else "yellow")
+        table.add_row(str(lv.level), lv.name, f"[{style}]{lv.passed}/{lv.total}[/]",
+                      f"{lv.points_earned:g}/{lv.points_possible}")
+    table.add_row("", "[bold]total[/]", f"{result.passed}/{len(result.tests)}",
+                  f"[bold]{result.points_earned:g}/{result.points_possible}[/]")
+    return table
+
+
+def test_lines(result: SuiteResult, reveal: bool, detail: bool = False) -> None:
+    """One line per test. `reveal` adds each hidden test's edge description and message."""
+    out = console()
+    for t in result.tests:
+        name = t.name.split("::")[-1]
+        level = f"L{t.task_id}" if t.task_id is not None else "  "
+        line = f"  {status_text(t.status)} {level} {name}"
+        if reveal and t.edge:
+            line += f" [dim]({t.edge})[/]"
+        out.print(line)
+        if t.status != PASS and (reveal or detail) and t.message:
+            out.print(f"      {t.message}", markup=False, style="dim" if not detail else None)
+        if detail and t.status != PASS and t.detail:
+            out.print(_indent(t.detail.strip(), 6), markup=False)
+
+
+def _indent(text: str, n: int) -> str:
+    pad = " " * n
+    return "\n".join(pad + line for line in text.splitlines())

@@ -1,0 +1,86 @@
+"""The learner's workspace: stubs are copied in, and no learner file is ever lost.
+
+`prepare` copies each kata's stub to workspace/<module>. A file already there is copied to
+.kata/archive/<UTC time>/<module> first (and the copy checked byte for byte) unless it is
+identical to the stub, so nothing the learner wrote can be overwritten or deleted.
+
+Example:
+    prepare(wb, [kata])  -> [Prepared(kata, Path('workspace/lru_kv_cache.py'), archived=None)]
+"""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from kata.catalog import Kata, Workbook
+
+
+class WorkspaceError(Exception):
+    """A workspace problem the user can fix (a missing file, an unreadable one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    kata: Kata
+    path: Path
+    archived: Path | None  # where the learner's previous file went, if anywhere
+
+
+def archive_dir(wb: Workbook, now: float | None = None) -> Path:
+    """A fresh folder under .kata/archive/, named by UTC time (with a suffix if taken)."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now if now is not None else time.time()))
+    base = wb.kata_dir / "archive"
+    candidate = base / stamp
+    n = 1
+    while candidate.exists():
+        n += 1
+        candidate = base / f"{stamp}-{n}"
+    return candidate
+
+
+def archive(wb: Workbook, files: list[Path], now: float | None = None) -> dict[Path, Path]:
+    """Copy `files` into one new archive folder; return original -> copy. Raises on any failure."""
+    if not files:
+        return {}
+    dest = archive_dir(wb, now)
+    dest.mkdir(parents=True)
+    copies = {}
+    for f in files:
+        target = dest / f.name
+        shutil.copy2(f, target)
+        if not filecmp.cmp(f, target, shallow=False):
+            raise WorkspaceError(f"{target}: archive copy differs from {f}: nothing was overwritten")
+        copies[f] = target
+    return copies
+
+
+def prepare(wb: Workbook, katas: list[Kata], now: float | None = None) -> list[Prepared]:
+    """Put a fresh stub for each kata in the workspace, archiving any learner file first."""
+    wb.workspace.mkdir(parents=True, exist_ok=True)
+    targets = [(k, wb.workspace_file(k)) for k in katas]
+    for k, _ in targets:
+        if not k.stub.is_file():
+            raise WorkspaceError(f"{k.stub}: the kata's stub is missing: restore it or fix kata.toml")
+    to_archive = [t for k, t in targets if t.exists() and not filecmp.cmp(t, k.stub, shallow=False)]
+    copies = archive(wb, to_archive, now)
+    prepared = []
+    for k, target in targets:
+        shutil.copyfile(k.stub, target)
+        prepared.append(Prepared(k, target, copies.get(target)))
+    return prepared
+
+
+def read_learner_file(wb: Workbook, kata: Kata) -> tuple[Path, str]:
+    path = wb.workspace_file(kata)
+    if not path.is_file():
+        raise WorkspaceError(
+            f"{path}: no workspace file for '{kata.slug}': run `kata start {kata.slug}` first"
+        )
+    try:
+        return path, path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise WorkspaceError(f"{path}: not UTF-8 text: save it as UTF-8") from None
