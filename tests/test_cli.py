@@ -1,0 +1,146 @@
+"""The command line end to end, through CliRunner, on the fixture workbook."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from cli import app
+from tests.conftest import REPO
+
+runner = CliRunner()
+
+
+def kata(*args, code=0):
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == code, result.output
+    return result
+
+
+@pytest.fixture
+def wb(fixture_workbook):
+    return fixture_workbook
+
+
+def workspace_file(state):
+    return state / "workspace" / "adder.py"
+
+
+def test_full_session_with_the_reference_gets_full_marks(wb, isolated_state):
+    out = kata("start", "mini").output
+    assert "Session 1 started" in out and "workspace/adder.py" in out
+    shutil.copy(wb / "solutions" / "adder.py", workspace_file(isolated_state))
+    assert "2/2 pass" in kata("check", "adder").output
+    sub = kata("submit", "adder").output
+    assert "30/30" in sub and "Details open after the session" in sub
+    assert "subtracts to a negative" not in sub  # no edge descriptions while live
+    status = json.loads(kata("status", "--json").output)
+    assert status["questions"][0]["hidden"] == [30.0, 30.0]
+    kata("finish")
+    rev = kata("review").output
+    assert "30/30 points" in rev and "subtracts to a negative" in rev
+    data = json.loads(kata("review", "1", "--json").output)
+    assert data["points_earned"] == 30 and data["questions"][0]["submissions"] == 1
+    hist = json.loads(kata("history", "--json").output)
+    assert hist[0]["points_earned"] == 30 and hist[0]["status"] == "finished"
+
+
+def test_stub_scores_zero_with_per_level_output(wb, isolated_state):
+    kata("start", "adder")
+    check = kata("check", code=1).output
+    assert "0/2 pass" in check and "NotImplementedError" in check
+    sub = kata("submit", code=1).output
+    assert "0/2" in sub and "0/3" in sub and "0/30" in sub
+    data = json.loads(kata("submit", "--json", code=1).output)[0]
+    assert data["status"] == "fail" and data["points_earned"] == 0
+    assert [lv["passed"] for lv in data["levels"]] == [0, 0]
+    assert "edge" not in data["tests"][0] and "message" not in data["tests"][0]
+    kata("finish")
+    rev = kata("review").output
+    assert "0/30 points" in rev and "FAIL L2 test_div_by_zero (division by zero raises)" in rev
+
+
+def test_review_and_solution_are_refused_while_live(wb):
+    kata("start", "adder")
+    assert "still live" in kata("review", code=2).output
+    assert "is live" in kata("solution", "adder", code=2).output
+    assert "still live" in kata("start", "mini", code=2).output
+    assert "Abandoned session 1" in kata("start", "mini", "--abandon").output
+    assert "is live" in kata("solution", "adder", code=2).output  # mini holds adder too
+    kata("finish")
+    assert "def add" in kata("solution", "adder").output
+
+
+def test_start_over_learner_file_says_where_it_was_archived(wb, isolated_state):
+    kata("start", "adder")
+    workspace_file(isolated_state).write_text("mine\n")
+    kata("finish")
+    out = kata("start", "adder").output
+    assert "archived to .kata/archive/" in out
+    archived = list((isolated_state / ".kata" / "archive").rglob("adder.py"))
+    assert [p.read_text() for p in archived] == ["mine\n"]
+
+
+def test_hints_are_revealed_one_at_a_time(wb):
+    assert "Hint 1 of 3 (level 1): Use +." in kata("hint", "adder").output
+    assert "Hint 2 of 3" in kata("hint", "adder").output
+    assert "Hint 3 of 3 (level 2)" in kata("hint", "adder").output
+    assert "All 3 hints" in kata("hint", "adder").output
+
+
+def test_user_errors_are_one_line_with_exit_2(wb):
+    for args, text in [
+        (["start", "nope"], "'nope' is neither an exam nor a kata"),
+        (["show", "nope"], "unknown kata 'nope'"),
+        (["submit"], "no live session"),
+        (["check", "adder"], "run `kata start adder` first"),
+        (["review", "7"], "no session 7"),
+        (["finish"], "no live session to finish"),
+        (["validate"], "give a kata SLUG or --all"),
+        (["start", "adder", "--minutes", "0"], "--minutes must be a positive"),
+    ]:
+        result = kata(*args, code=2)
+        assert text in result.output, (args, result.output)
+        assert "Traceback" not in result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_bad_kata_toml_is_one_line(wb):
+    path = wb / "katas" / "adder" / "kata.toml"
+    path.write_text(path.read_text() + "\nsurprise = 1\n")
+    result = kata("list", code=2)
+    assert "kata.toml: levels[2]: unknown key 'surprise'" in result.output
+
+
+def test_list_and_show(wb):
+    data = json.loads(kata("list", "--json").output)
+    assert data["katas"][0]["slug"] == "adder" and data["exams"][0]["name"] == "mini"
+    assert "Adder" in kata("show", "adder").output
+
+
+def test_validate_json_on_the_fixture(wb):
+    (wb / "tests" / "bugs" / "adder").mkdir(parents=True)
+    bug = (wb / "solutions" / "adder.py").read_text().replace("return -a", "return a")
+    (wb / "tests" / "bugs" / "adder" / "neg_forgets_sign.py").write_text('"""Bug: neg returns a."""\n' + bug)
+    data = json.loads(kata("validate", "adder", "--json").output)
+    checks = {c["name"]: c["ok"] for c in data["katas"][0]["checks"]}
+    assert data["ok"], data
+    assert checks == {"schema": True, "api": True, "markers": True, "reference": True,
+                      "stub": True, "deterministic": True, "bug-zoo": True}
+
+
+def test_help_does_not_import_heavy_modules():
+    code = ("import sys, cli; heavy = [m for m in ('pytest', 'hypothesis', 'numpy', 'rich.console') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_python_dash_m_kata_works():
+    out = subprocess.run([sys.executable, "-m", "kata", "--help"], cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0 and "Usage: kata" in out.stdout
