@@ -386,15 +386,22 @@ def validate(
     slug: Optional[str] = typer.Argument(None, help="The kata to validate."),
     all_: bool = typer.Option(False, "--all", help="Validate every kata."),
     workers: int = typer.Option(2, "--workers", min=1, help="Grading runs at once."),
+    mutants: bool = typer.Option(False, "--mutants", help="Score the hidden suite by mutation testing the reference (needs mutmut 3)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Check katas: schema, API, markers, reference passes, stub fails, determinism, bug zoo."""
+    """Check katas: schema, API, markers, reference passes, stub fails, determinism, bug zoo.
+
+    With --mutants: the mutation score of the hidden suite, and each surviving mutant as a diff.
+    """
     from kata.validate import validate as run
 
     wb = workbook()
     if bool(slug) == all_:
         fail("give a kata SLUG or --all")
     slugs = wb.slugs() if all_ else [wb.kata(slug).slug]
+    if mutants:
+        _mutants(wb, slugs, workers, as_json)
+        return
     reports = run(wb, slugs, workers)
     if as_json:
         emit_json({"ok": all(r.ok for r in reports), "katas": [r.to_json() for r in reports]})
@@ -409,6 +416,130 @@ def validate(
                 con.print(c.detail, markup=False)
     if not all(r.ok for r in reports):
         raise typer.Exit(1)
+
+
+def _mutants(wb, slugs: list[str], workers: int, as_json: bool) -> None:
+    from kata.mutants import run_mutants
+
+    reports = []
+    for slug in slugs:
+        if not as_json:
+            typer.echo(f"{slug}: mutation testing the reference (this takes a while)...", err=True)
+        reports.append(run_mutants(wb.kata(slug), workers))
+    if as_json:
+        emit_json([r.to_json() for r in reports])
+        return
+    con = out()
+    for r in reports:
+        score = "n/a" if r.score is None else f"{r.score:.1%}"
+        con.print(f"[bold]{r.slug}[/]: mutation score {score} ({r.count('killed')} killed of "
+                  f"{r.scored}; {r.count('survived')} survived, {r.count('no tests')} with no test, "
+                  f"{r.count('equivalent')} marked equivalent)")
+        for m in r.mutants:
+            if m.status == "survived":
+                con.rule(f"survived: {m.name}", align="left")
+                con.print(m.diff, markup=False)
+    if any(r.count("survived") for r in reports):
+        typer.echo("Mark a mutant that cannot be caught in kata.toml: "
+                   "[[equivalent_mutants]] name = \"...\" reason = \"...\"")
+
+
+# --- instructors ------------------------------------------------------------
+
+
+@app.command()
+@handled
+def new(
+    slug: str = typer.Argument(..., help="The new kata's slug, e.g. token-budget."),
+    title: Optional[str] = typer.Option(None, "--title", help="Its title."),
+) -> None:
+    """Scaffold a new kata (prompt, stub, visible tests, reference, hidden suite, a bug)."""
+    from kata.scaffold import new_kata
+
+    wb = workbook()
+    files = new_kata(wb, slug, title)
+    typer.echo(f"Created kata '{slug}' from a small worked example:")
+    for f in files:
+        typer.echo(f"  {_rel(wb, f)}")
+    typer.echo(f"Check it is valid as it stands: kata validate {slug}. Then make it yours; "
+               "see AUTHORING.md.")
+
+
+@app.command()
+@handled
+def bundle(
+    student: Path = typer.Option(..., "--student", help="Folder to write the student bundle to (new or empty)."),
+) -> None:
+    """Write a student bundle: prompts, stubs and visible tests; no solutions, no hidden tests."""
+    from kata.cohort import student_bundle
+
+    wb = workbook()
+    files = student_bundle(wb, student)
+    typer.echo(f"Wrote a student bundle of {len(files)} files to {student}: prompts, stubs, visible "
+               "tests and the CLI; no reference solutions and no hidden tests (checked file by file).")
+    typer.echo(f"Students run: cd {student} && python3 -m venv .venv && .venv/bin/pip install -e . "
+               "&& .venv/bin/kata start")
+
+
+@app.command("grade-batch")
+@handled
+def grade_batch(
+    submissions: Path = typer.Argument(..., help="SUBMISSIONS/<student>/<module>.py for each student."),
+    out_dir: Path = typer.Option(Path("gradebook"), "--out", help="Where to write gradebook.json and .csv."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Gradings at once (default: the number of cores)."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="Grade only slice K of N, e.g. 2/4."),
+    timeout: float = typer.Option(20.0, "--timeout", min=0.5, help="Seconds one hidden test may run."),
+) -> None:
+    """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook."""
+    import os
+
+    from rich.progress import Progress
+
+    from kata.cohort import discover, grade_batch as run, parse_shard, write_gradebook
+    from kata.grading import Limits
+
+    wb = workbook()
+    k, n = parse_shard(shard)
+    students = discover(wb, submissions)
+    total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
+    with Progress(console=out(), transient=True) as progress:
+        task = progress.add_task("grading", total=total)
+        book = run(wb, submissions, workers or os.cpu_count() or 1, shard,
+                   on_done=lambda row: progress.advance(task),
+                   limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)))
+    json_path, csv_path = write_gradebook(book, out_dir)
+    con = out()
+    con.print(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
+              f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}")
+    if book["most_failed"]:
+        con.print("Hidden tests most students failed:")
+        for item in book["most_failed"][:5]:
+            con.print(f"  {item['students_failed']:>3}  {item['test']}", markup=False)
+
+
+gradebook_app = typer.Typer(help="Work with gradebooks written by grade-batch.", no_args_is_help=True)
+app.add_typer(gradebook_app, name="gradebook")
+
+
+@gradebook_app.command("merge")
+@handled
+def gradebook_merge(
+    files: list[Path] = typer.Argument(..., help="gradebook.json files of the shards."),
+    out_dir: Path = typer.Option(Path("gradebook"), "--out", help="Where to write the merged gradebook."),
+) -> None:
+    """Merge shard gradebooks into one."""
+    from kata.catalog import CatalogError
+    from kata.cohort import merge, write_gradebook
+
+    books = []
+    for f in files:
+        try:
+            books.append(json.loads(f.read_text()))
+        except (OSError, ValueError) as exc:
+            raise CatalogError(f"{f}: not a readable gradebook JSON ({exc})") from None
+    book = merge(books)
+    json_path, csv_path = write_gradebook(book, out_dir)
+    typer.echo(f"Merged {len(files)} gradebooks ({len(book['students'])} students): {json_path}, {csv_path}")
 
 
 def _mount_engine() -> None:

@@ -248,9 +248,13 @@ def load_impl(path: Path, module_name: str):
     return module
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def impl(request):
-    """The implementation under test, as a module: `impl.SomeClass(...)`."""
+    """The implementation under test, as a module: `impl.SomeClass(...)`.
+
+    Module-scoped: it is the same module object for every test of a file (it is imported once per
+    process anyway), which also lets hypothesis's @given tests use it without a health-check error.
+    """
     path, module_name = _resolve_impl(request)
     try:
         return load_impl(path, module_name)

@@ -132,9 +132,9 @@ def check(wb: Workbook, katas: list[Kata]) -> list[Graded]:
 def submit(wb: Workbook, katas: list[Kata]) -> list[Graded]:
     if wb.is_student_bundle or any(not k.grader.is_dir() for k in katas):
         raise CatalogError(
-            "this workbook has no hidden suites (a student bundle): `kata check` runs the visible "
-            "tests here; hand your workspace/ files to your instructor, who grades them with "
-            "`kata grade-batch`"
+            "this workbook has no hidden suites (a student bundle): grading happens on your "
+            "instructor's side; `kata check` runs the visible tests here, and your workspace/ "
+            "files are what you hand in"
         )
     return [_grade_file(wb, k, "hidden") for k in katas]
 

@@ -1,0 +1,225 @@
+"""Instructor tools: a student bundle, and grading a whole cohort into one gradebook.
+
+Student bundle: a copy of the workbook a student can use (prompts, stubs, visible tests, the CLI
+for start / check / status), with no reference solution, no hidden test and no bug zoo.
+
+Cohort grading: SUBMISSIONS/<student>/<module>.py (or SUBMISSIONS/<student>/workspace/<module>.py)
+for every kata whose module file the student handed in, graded on the hidden suites with the same
+harness and isolation as `kata submit`, `workers` at a time. `--shard K/N` takes a deterministic
+slice of the students (every N-th, by sorted name), and `merge` combines slices into exactly the
+gradebook one run would have written.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from kata.catalog import CatalogError, Kata, Workbook
+
+BUNDLE_MARKER = ".kata-student-bundle"
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info")
+
+
+# --- the student bundle -----------------------------------------------------
+
+
+def student_bundle(wb: Workbook, out: Path) -> list[Path]:
+    """Write a student workbook to `out` (which must not exist or be empty); return its files."""
+    out = out.resolve()
+    if out.exists() and any(out.iterdir()):
+        raise CatalogError(f"{out}: exists and is not empty: choose a new folder")
+    if out == wb.root or wb.root in out.parents:
+        raise CatalogError(f"{out}: inside the workbook itself: choose a folder outside it")
+    katas = wb.katas()
+    out.mkdir(parents=True, exist_ok=True)
+    for kata in katas:
+        dest = out / "katas" / kata.slug
+        dest.mkdir(parents=True)
+        for f in (kata.dir / "kata.toml", kata.prompt, kata.stub, kata.visible_tests):
+            shutil.copy2(f, dest / f.name)
+    if (wb.root / "exams").is_dir():
+        shutil.copytree(wb.root / "exams", out / "exams", ignore=IGNORE)
+    # the tool itself (from where this package lives, which is not always the workbook), so
+    # that `pip install -e OUT` gives the student a working `kata`
+    tool = Path(__file__).resolve().parent.parent
+    for name in ("kata", "engine"):
+        if (tool / name).is_dir():
+            shutil.copytree(tool / name, out / name, ignore=IGNORE)
+    for name in ("cli.py", "pyproject.toml"):
+        if (tool / name).is_file():
+            shutil.copy2(tool / name, out / name)
+    (out / BUNDLE_MARKER).write_text("A student bundle: no reference solutions, no hidden tests.\n")
+    (out / "README.md").write_text(
+        "# Kata workbook (student bundle)\n\n"
+        "This bundle holds the prompts, stubs and visible tests only: no reference solutions and\n"
+        "no hidden tests. Grading happens on your instructor's side.\n\n"
+        "    python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/kata start\n\n"
+        "Then `kata show SLUG`, edit workspace/<module>.py, `kata check SLUG`, `kata status`.\n"
+        "Hand your workspace/ folder to your instructor when the time is up.\n"
+    )
+    leaks = bundle_leaks(wb, out)
+    if leaks:
+        raise CatalogError(f"{leaks[0]}: a hidden file would leak into the bundle: nothing is safe, delete {out}")
+    return sorted(p for p in out.rglob("*") if p.is_file())
+
+
+def bundle_leaks(wb: Workbook, out: Path) -> list[Path]:
+    """Files in `out` that are, or copy the text of, a solution, a hidden test or a bug."""
+    secret_texts = set()
+    for pattern in ("solutions/*.py", "graders/**/*.py", "tests/bugs/**/*.py"):
+        for f in wb.root.glob(pattern):
+            secret_texts.add(f.read_bytes())
+    leaks = []
+    for f in out.rglob("*"):
+        if not f.is_file():
+            continue
+        parts = set(f.relative_to(out).parts)
+        if parts & {"solutions", "graders", "bugs"} or f.read_bytes() in secret_texts:
+            leaks.append(f)
+    return leaks
+
+
+# --- cohort grading ---------------------------------------------------------
+
+
+def parse_shard(text: str | None) -> tuple[int, int]:
+    """'2/4' -> (2, 4); None -> (1, 1)."""
+    if text is None:
+        return 1, 1
+    m = re.fullmatch(r"(\d+)/(\d+)", text.strip())
+    if not m or not (1 <= int(m.group(1)) <= int(m.group(2))):
+        raise CatalogError(f"--shard {text!r}: write K/N with 1 <= K <= N, e.g. --shard 1/4")
+    return int(m.group(1)), int(m.group(2))
+
+
+def discover(wb: Workbook, submissions: Path) -> dict[str, dict[str, Path]]:
+    """student -> {slug: file} for every kata module file found in the student's folder."""
+    if not submissions.is_dir():
+        raise CatalogError(f"{submissions}: not a folder of student submissions (SUBMISSIONS/<student>/<module>.py)")
+    katas = wb.katas()
+    found: dict[str, dict[str, Path]] = {}
+    for student in sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        files = {}
+        for kata in katas:
+            for candidate in (student / kata.module, student / "workspace" / kata.module):
+                if candidate.is_file():
+                    files[kata.slug] = candidate
+                    break
+        found[student.name] = files
+    return found
+
+
+@dataclass
+class Row:
+    student: str
+    kata: str
+    status: str  # pass | fail | error | missing
+    points_earned: float
+    points_possible: float
+    levels: list[float]  # points earned per level
+    failed: list[str]  # hidden tests not passed (node ids)
+    message: str | None = None
+
+
+def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | None = None,
+                on_done: Callable[[Row], None] | None = None, limits=None) -> dict:
+    """Grade a cohort (or one shard of it); return the gradebook as a dict."""
+    from kata.grading import Limits, grade
+
+    k, n = parse_shard(shard)
+    students = discover(wb, submissions)
+    mine = [s for i, s in enumerate(students) if i % n == k - 1]
+    katas = {kata.slug: kata for kata in wb.katas()}
+    jobs: list[tuple[str, Kata, Path | None]] = []
+    for student in mine:
+        for slug, kata in katas.items():
+            jobs.append((student, kata, students[student].get(slug)))
+    rows: list[Row] = []
+
+    def one(student: str, kata: Kata, path: Path | None) -> Row:
+        if path is None:
+            return Row(student, kata.slug, "missing", 0.0, kata.points, [0.0] * len(kata.levels), [],
+                       "no file handed in")
+        try:
+            result = grade(kata, path, "hidden", limits or Limits())
+        except Exception as exc:  # one broken submission never stops the batch
+            return Row(student, kata.slug, "error", 0.0, kata.points, [0.0] * len(kata.levels), [],
+                       f"grading failed: {type(exc).__name__}: {exc}")
+        return Row(student, kata.slug, result.status, result.points_earned, kata.points,
+                   [lv.points_earned for lv in result.levels],
+                   [t.name for t in result.tests if t.status != "pass"], result.message)
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [pool.submit(one, *job) for job in jobs]
+        for fut in as_completed(futures):
+            row = fut.result()
+            rows.append(row)
+            if on_done:
+                on_done(row)
+    levels = {slug: [lv.name for lv in kata.levels] for slug, kata in katas.items()}
+    return gradebook(rows, levels, shard=f"{k}/{n}", students=mine)
+
+
+def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, students: list[str]) -> dict:
+    """The gradebook as data: rows sorted by student and kata, and the most-failed hidden tests."""
+    rows = sorted(rows, key=lambda r: (r.student, r.kata))
+    failures = Counter(name for r in rows for name in r.failed)
+    graded = Counter(r.kata for r in rows if r.status != "missing")
+    most_failed = [
+        {"test": name, "kata": name.split("/")[1] if name.count("/") >= 1 else "",
+         "students_failed": count}
+        for name, count in sorted(failures.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+    ]
+    return {
+        "version": 1,
+        "shard": shard,
+        "students": sorted(students),
+        "katas": dict(sorted(levels.items())),
+        "rows": [r.__dict__ for r in rows],
+        "graded_per_kata": dict(sorted(graded.items())),
+        "most_failed": most_failed,
+    }
+
+
+def merge(books: list[dict]) -> dict:
+    """Combine shards into one gradebook (identical to a single run over every student)."""
+    if not books:
+        raise CatalogError("gradebook merge: give at least one gradebook JSON file")
+    katas = books[0]["katas"]
+    for b in books[1:]:
+        if b["katas"] != katas:
+            raise CatalogError("gradebook merge: the gradebooks were made from different katas")
+    rows = [Row(**r) for b in books for r in b["rows"]]
+    seen = Counter((r.student, r.kata) for r in rows)
+    dupes = [key for key, c in seen.items() if c > 1]
+    if dupes:
+        raise CatalogError(f"gradebook merge: student '{dupes[0][0]}' appears in two shards: merge each shard once")
+    students = sorted({s for b in books for s in b["students"]})
+    return gradebook(rows, katas, "1/1", students)
+
+
+def write_gradebook(book: dict, out: Path) -> tuple[Path, Path]:
+    """gradebook.json and gradebook.csv (one row per student and kata, points per level)."""
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, csv_path = out / "gradebook.json", out / "gradebook.csv"
+    json_path.write_text(json.dumps(book, indent=2) + "\n")
+    max_levels = max((len(v) for v in book["katas"].values()), default=0)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["student", "kata", "status", "points_earned", "points_possible",
+                *[f"level_{i}" for i in range(1, max_levels + 1)], "tests_failed"])
+    for r in book["rows"]:
+        levels = r["levels"] + [""] * (max_levels - len(r["levels"]))
+        w.writerow([r["student"], r["kata"], r["status"], r["points_earned"], r["points_possible"],
+                    *levels, len(r["failed"])])
+    csv_path.write_text(buf.getvalue())
+    return json_path, csv_path

@@ -1,0 +1,161 @@
+"""The instructor workflow: scaffold, validate, mutants, student bundle, cohort grading."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from cli import app
+from kata.catalog import Workbook
+from kata.cohort import bundle_leaks, grade_batch, merge
+from kata.grading import Limits
+from kata.validate import validate_kata
+from tests.conftest import FIXTURES
+
+runner = CliRunner()
+FAST = Limits(test_timeout=2, hard_test_grace=2, wall_timeout=120)
+
+
+def kata(*args, code=0):
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == code, result.output
+    return result
+
+
+@pytest.fixture
+def empty_workbook(tmp_path, monkeypatch):
+    root = tmp_path / "private"
+    (root / "katas").mkdir(parents=True)
+    monkeypatch.setenv("KATA_WORKBOOK", str(root))
+    return root
+
+
+def checks(report):
+    return {c.name: (c.ok, c.detail) for c in report.checks}
+
+
+def test_scaffold_then_validate_is_green(empty_workbook):
+    out = kata("new", "token-budget").output
+    assert "katas/token-budget/token_budget.py" in out
+    report = validate_kata(Workbook.find(), "token-budget")
+    assert report.ok, report.checks
+    assert report.bugs == 1 and report.hidden_tests >= 6
+    assert "already exists" in kata("new", "token-budget", code=2).output
+    assert "not valid" in kata("new", "Token_Budget", code=2).output
+
+
+def test_api_drift_between_stub_and_reference_is_caught(empty_workbook):
+    kata("new", "drift")
+    stub = empty_workbook / "katas" / "drift" / "drift.py"
+    stub.write_text(stub.read_text().replace("budget: int) -> int:", "budget: int, strict=False) -> int:"))
+    ok, detail = checks(validate_kata(Workbook.find(), "drift"))["api"]
+    assert not ok and "count_admitted: stub has count_admitted(sizes, budget, strict=...)" in detail
+
+
+def test_a_markerless_grader_test_is_caught(empty_workbook):
+    kata("new", "marks")
+    grader = empty_workbook / "graders" / "marks" / "test_marks.py"
+    grader.write_text(grader.read_text() + "\n\ndef test_unmarked(impl):\n    assert impl.count_admitted([], 1) == 0\n")
+    ok, detail = checks(validate_kata(Workbook.find(), "marks"))["markers"]
+    assert not ok and "test_unmarked: level marker missing" in detail and "edge marker missing" in detail
+
+
+def test_a_surviving_bug_is_caught(empty_workbook):
+    kata("new", "zoo")
+    ref = (empty_workbook / "solutions" / "zoo.py").read_text()
+    (empty_workbook / "tests" / "bugs" / "zoo" / "harmless.py").write_text(ref)  # not a bug at all
+    ok, detail = checks(validate_kata(Workbook.find(), "zoo"))["bug-zoo"]
+    assert not ok and "not caught: harmless.py" in detail
+
+
+def test_mutation_score_is_reported_and_a_weak_suite_scores_low(empty_workbook):
+    pytest.importorskip("mutmut")
+    from kata.mutants import run_mutants
+
+    kata("new", "strong")
+    strong = run_mutants(Workbook.find().kata("strong"))
+    assert strong.score is not None and strong.score >= 0.8, strong.to_json()
+    kata("new", "weak")
+    grader = empty_workbook / "graders" / "weak" / "test_weak.py"
+    grader.write_text(
+        "import pytest\n\n\n@pytest.mark.level(1)\n@pytest.mark.points(1)\n@pytest.mark.edge('empty')\n"
+        "def test_empty(impl):\n    assert impl.count_admitted([], 5) == 0\n"
+    )
+    weak = run_mutants(Workbook.find().kata("weak"))
+    assert weak.score is not None and weak.score < 0.5, weak.to_json()
+    assert weak.count("survived") > 0 and all(m.diff for m in weak.mutants if m.status == "survived")
+    out = kata("validate", "weak", "--mutants").output
+    assert "mutation score" in out and "survived:" in out
+
+
+def test_student_bundle_has_no_solution_or_hidden_test(tmp_path):
+    out = tmp_path / "bundle"
+    text = kata("bundle", "--student", str(out)).output
+    assert "no reference solutions and no hidden tests" in text
+    wb = Workbook.find()
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert files and not bundle_leaks(wb, out)
+    names = {p.relative_to(out).parts[0] for p in files}
+    assert not names & {"solutions", "graders", "tests"}
+    for slug in wb.slugs():
+        assert (out / "katas" / slug / "PROMPT.md").is_file()
+    assert "not empty" in kata("bundle", "--student", str(out), code=2).output
+
+
+def test_student_bundle_works_for_a_student(tmp_path, monkeypatch):
+    out = tmp_path / "bundle"
+    kata("bundle", "--student", str(out))
+    monkeypatch.setenv("KATA_WORKBOOK", str(out))
+    slug = Workbook.find().slugs()[0]
+    kata("start", slug)
+    assert "not submitted" in kata("status").output
+    assert "NotImplementedError" in kata("check", slug, code=1).output  # visible tests run
+    assert "grading happens on your instructor's side" in kata("submit", slug, code=2).output
+
+
+def _cohort(tmp_path):
+    cohort = tmp_path / "cohort"
+    shutil.copytree(FIXTURES / "cohort", cohort)
+    return cohort
+
+
+def test_grade_batch_survives_crashing_and_hanging_submissions(fixture_workbook, tmp_path):
+    book = grade_batch(Workbook.find(), _cohort(tmp_path), workers=2, limits=FAST)
+    rows = {r["student"]: r for r in book["rows"]}
+    assert set(rows) == {"alice", "bob", "carol", "dave", "erin", "frank"}
+    assert rows["alice"]["points_earned"] == 30 and rows["alice"]["status"] == "pass"
+    assert rows["bob"]["points_earned"] == 0
+    assert rows["carol"]["points_earned"] == 25  # os._exit in one test costs only that test
+    assert rows["dave"]["points_earned"] == 25  # a hang inside C code likewise
+    assert rows["erin"]["status"] == "error" and "SyntaxError" in rows["erin"]["message"]
+    assert rows["frank"]["status"] == "missing"
+    top = book["most_failed"][0]
+    assert top["test"].endswith("test_mul") and top["students_failed"] == 4
+
+
+def test_shards_merge_to_the_same_gradebook_as_one_run(fixture_workbook, tmp_path):
+    cohort = _cohort(tmp_path)
+    whole = grade_batch(Workbook.find(), cohort, workers=2, limits=FAST)
+    shards = [grade_batch(Workbook.find(), cohort, workers=2, shard=f"{k}/3", limits=FAST) for k in (1, 2, 3)]
+    assert sorted(s for b in shards for s in b["students"]) == whole["students"]
+    merged = merge(shards)
+    assert merged == whole
+
+
+def test_grade_batch_and_merge_commands_write_csv_and_json(fixture_workbook, tmp_path):
+    cohort = tmp_path / "two"
+    for name in ("alice", "bob"):
+        shutil.copytree(FIXTURES / "cohort" / name, cohort / name)
+    kata("grade-batch", str(cohort), "--out", str(tmp_path / "g1"), "--shard", "1/2", "--workers", "2")
+    kata("grade-batch", str(cohort), "--out", str(tmp_path / "g2"), "--shard", "2/2")
+    kata("gradebook", "merge", str(tmp_path / "g1" / "gradebook.json"), str(tmp_path / "g2" / "gradebook.json"),
+         "--out", str(tmp_path / "all"))
+    csv_text = (tmp_path / "all" / "gradebook.csv").read_text().splitlines()
+    assert csv_text[0].startswith("student,kata,status,points_earned,points_possible,level_1,level_2")
+    assert csv_text[1].startswith("alice,adder,pass,30.0,30")
+    assert csv_text[2].startswith("bob,adder,fail,0.0,30")
+    assert json.loads((tmp_path / "all" / "gradebook.json").read_text())["students"] == ["alice", "bob"]
+    assert "K/N" in kata("grade-batch", str(cohort), "--shard", "3/2", code=2).output
