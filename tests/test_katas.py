@@ -1,0 +1,31 @@
+"""Every kata in this workbook passes `kata validate`: its reference passes its visible tests and
+hidden suite, its stub fails every level, its tests carry their markers, its stub and reference share
+one API, two runs agree, and its hidden suite catches every bug in tests/bugs/<slug>/."""
+
+from __future__ import annotations
+
+import pytest
+
+from kata.catalog import Workbook
+from kata.validate import validate_kata
+
+WB = Workbook.find()
+
+
+@pytest.mark.parametrize("slug", WB.slugs())
+def test_kata_validates(slug):
+    report = validate_kata(WB, slug, workers=2)
+    failed = [f"{c.name}: {c.detail}" for c in report.checks if not c.ok]
+    assert not failed, f"{slug}: " + " | ".join(failed)
+
+
+@pytest.mark.parametrize("slug", WB.slugs())
+def test_kata_has_a_bug_zoo_of_twelve(slug):
+    bugs = [p for p in WB.kata(slug).bugs.glob("*.py") if not p.name.startswith("_")]
+    assert len(bugs) >= 12, f"{slug}: {len(bugs)} bugs in tests/bugs/{slug}/, KATAS.md asks for 12"
+
+
+def test_default_exam_holds_the_four_assessment_katas():
+    exam = WB.exam("llm-infra-oa")
+    assert exam.minutes == 90
+    assert exam.katas == ("token-batcher", "priority-scheduler", "streaming-token-counter", "lora-memory-math")
