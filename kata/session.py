@@ -114,7 +114,9 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str) -> Graded:
     from kata import grading, workspace
 
     path, code = workspace.read_learner_file(wb, kata)
-    result = grading.grade(kata, path, suite=suite)
+    junit = wb.kata_dir / "junit" / f"{kata.slug}-{suite}.xml"  # the latest run, for CI systems
+    junit.parent.mkdir(parents=True, exist_ok=True)
+    result = grading.grade(kata, path, suite=suite, junit_xml=junit)
     t = now()
     store = open_store(wb)
     session = store.live_session(t)
