@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kata.grading import ERROR, FAIL, PASS, SuiteResult
@@ -59,7 +60,7 @@ def level_table(result: SuiteResult, title: str) -> Table:
     table.add_column("points", justify="right")
     for lv in result.levels:
         style = "green" if lv.passed == lv.total and lv.total else ("red" if lv.passed == 0 else "yellow")
-        table.add_row(str(lv.level), lv.name, f"[{style}]{lv.passed}/{lv.total}[/]",
+        table.add_row(str(lv.level), escape(lv.name), f"[{style}]{lv.passed}/{lv.total}[/]",
                       f"{lv.points_earned:g}/{lv.points_possible}")
     table.add_row("", "[bold]total[/]", f"{result.passed}/{len(result.tests)}",
                   f"[bold]{result.points_earned:g}/{result.points_possible}[/]")
@@ -72,9 +73,9 @@ def test_lines(result: SuiteResult, reveal: bool, detail: bool = False) -> None:
     for t in result.tests:
         name = t.name.split("::")[-1]
         level = f"L{t.task_id}" if t.task_id is not None else "  "
-        line = f"  {status_text(t.status)} {level} {name}"
+        line = f"  {status_text(t.status)} {level} {escape(name)}"
         if reveal and t.edge:
-            line += f" [dim]({t.edge})[/]"
+            line += f" [dim]({escape(t.edge)})[/]"
         out.print(line)
         if t.status != PASS and (reveal or detail) and t.message:
             out.print(f"      {t.message}", markup=False, style="dim" if not detail else None)
