@@ -56,6 +56,8 @@ def pytest_configure(config):
         "level(n): the kata level this test belongs to (1-based)",
         "points(p): the test's weight within its level",
         'edge(text): what this case is about, revealed by "kata review"',
+        "complexity: times the implementation against the reference (skipped by mutation runs, "
+        "whose instrumented code is slower by design)",
     ):
         config.addinivalue_line("markers", line)
     _load_hypothesis_profile(config)
