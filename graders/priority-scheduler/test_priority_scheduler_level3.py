@@ -1,0 +1,236 @@
+"""Hidden suite, level 3: checkpoint save and restore cost time, full or incremental."""
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from priority_scheduler_oracle import compare_speed, overloaded_trace, reference, simulate
+
+
+def outs(outcomes):
+    return {i: (o.start, o.finish, o.preemptions) for i, o in outcomes.items()}
+
+
+def reqs_of(impl, rows):
+    return [impl.Request(*row) for row in rows]
+
+
+def run(impl, rows, k, kv, bw, inc):
+    report = impl.schedule_with_checkpoints(reqs_of(impl, rows), k, kv, bw, inc)
+    return outs(report.outcomes), report.checkpoint_overhead
+
+
+def check(impl, rows, k, kv, bw, inc, expected, overhead):
+    got = run(impl, rows, k, kv, bw, inc)
+    assert got == (expected, overhead), (
+        f"Called schedule_with_checkpoints({rows}, {k}, {kv}, {bw}, {inc}). "
+        f"Returned outcomes {got[0]} with overhead {got[1]}, expected {expected} with overhead {overhead}."
+    )
+
+
+PROMPT_ROWS = [(1, 0, 2, 10), (2, 3, 0, 2), (3, 12, 0, 2)]
+
+
+# --- the rules, one case each ------------------------------------------------
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("the prompt's level-3 example, full checkpoints")
+def test_prompt_example_full(impl):
+    check(impl, PROMPT_ROWS, 1, 4, 8, False, {1: (0, 24, 2), 2: (3, 7, 0), 3: (12, 17, 0)}, 10)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("the prompt's level-3 example, incremental checkpoints")
+def test_prompt_example_incremental(impl):
+    check(impl, PROMPT_ROWS, 1, 4, 8, True, {1: (0, 23, 2), 2: (3, 7, 0), 3: (12, 16, 0)}, 9)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(1)
+@pytest.mark.edge("no requests: empty outcomes and zero overhead")
+def test_empty_input(impl):
+    report = impl.schedule_with_checkpoints([], 2, 4, 8, True)
+    got = (report.outcomes, report.checkpoint_overhead)
+    assert got == ({}, 0), f"Called schedule_with_checkpoints([], 2, 4, 8, True). Returned {got}, expected ({{}}, 0)."
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("a transfer time is ceil(bytes / bandwidth): 6 bytes at 4 per unit take 2 units, not 1")
+def test_transfer_time_rounds_up(impl):
+    check(impl, [(1, 0, 1, 5), (2, 2, 0, 1)], 1, 3, 4, False, {1: (0, 10, 1), 2: (2, 5, 0)}, 4)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("a restore always moves the whole state, also with incremental saves")
+def test_restore_is_always_full(impl):
+    check(impl, [(1, 0, 2, 10), (2, 2, 0, 1), (3, 8, 0, 1)], 1, 1, 1, True,
+          {1: (0, 20, 2), 2: (2, 5, 0), 3: (8, 10, 0)}, 8)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(1)
+@pytest.mark.edge("full checkpoints save everything processed so far at every preemption")
+def test_full_saves_everything_each_time(impl):
+    check(impl, [(1, 0, 2, 10), (2, 2, 0, 1), (3, 8, 0, 1)], 1, 1, 1, False,
+          {1: (0, 22, 2), 2: (2, 5, 0), 3: (8, 12, 0)}, 10)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(3)
+@pytest.mark.edge("incremental checkpoints after several preemptions of the same request save only the new tokens each time")
+def test_incremental_after_several_preemptions(impl):
+    rows = [(1, 0, 2, 12), (2, 2, 0, 1), (3, 6, 0, 1), (4, 10, 0, 1), (5, 14, 0, 1)]
+    check(impl, rows, 1, 2, 2, True,
+          {1: (0, 28, 4), 2: (2, 5, 0), 3: (7, 8, 0), 4: (10, 11, 0), 5: (14, 16, 0)}, 12)
+    check(impl, rows, 1, 2, 2, False,
+          {1: (0, 30, 3), 2: (2, 5, 0), 3: (7, 10, 0), 4: (10, 11, 0), 5: (14, 18, 0)}, 14)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("among the least urgent, the victim is the cheapest to save, even when it arrived earlier")
+def test_victim_is_cheapest_to_save(impl):
+    rows = [(1, 0, 2, 30), (9, 0, 1, 10), (2, 3, 0, 1), (3, 5, 2, 20), (4, 18, 0, 1)]
+    check(impl, rows, 2, 2, 1, True,
+          {1: (0, 58, 2), 9: (0, 10, 0), 2: (3, 10, 0), 3: (10, 30, 0), 4: (18, 23, 0)}, 26)
+    check(impl, rows, 2, 2, 1, False,
+          {1: (0, 64, 2), 9: (0, 10, 0), 2: (3, 10, 0), 3: (10, 30, 0), 4: (18, 29, 0)}, 32)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("the cost only breaks ties among the least urgent: a cheaper but more urgent request is not the victim")
+def test_victim_urgency_before_cost(impl):
+    check(impl, [(1, 0, 2, 10), (2, 3, 1, 10), (3, 5, 0, 1)], 2, 1, 1, False,
+          {1: (0, 21, 1), 2: (3, 13, 0), 3: (5, 11, 0)}, 10)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(1)
+@pytest.mark.edge("equal save cost among the least urgent: the later arrival, then the larger id, is the victim")
+def test_victim_cost_tie(impl):
+    # 1 and 2 arrived together and have both processed 4 tokens at t=4: 2 has the larger id
+    check(impl, [(1, 0, 2, 8), (2, 0, 2, 8), (3, 4, 0, 1)], 2, 1, 2, False,
+          {1: (0, 8, 0), 2: (0, 13, 1), 3: (4, 7, 0)}, 4)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("a request in its setup cannot be preempted: a more urgent arrival waits for the setup to end")
+def test_no_preemption_during_setup(impl):
+    got, _ = run(impl, [(1, 0, 3, 10), (2, 4, 1, 2), (3, 5, 0, 1)], 1, 1, 1, False)
+    assert got[3][0] >= 8, (
+        f"Called schedule_with_checkpoints([(1, 0, 3, 10), (2, 4, 1, 2), (3, 5, 0, 1)], 1, 1, 1, False). "
+        f"Request 3 started at {got[3][0]}, expected no earlier than 8, when request 2's setup (saving request 1) ends."
+    )
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("a waiting request preempts at the instant a setup ends, though nothing arrives or completes then")
+def test_preemption_at_setup_end(impl):
+    check(impl, [(1, 0, 3, 10), (2, 4, 1, 2), (3, 5, 0, 1)], 1, 1, 1, False,
+          {1: (0, 21, 1), 2: (4, 11, 1), 3: (8, 9, 0)}, 8)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(1)
+@pytest.mark.edge("a zero-duration preemptor still spends the victim's save time in the slot")
+def test_zero_duration_preemptor_pays_the_save(impl):
+    check(impl, [(1, 0, 1, 5), (2, 3, 0, 0)], 1, 1, 1, False, {1: (0, 11, 1), 2: (3, 6, 0)}, 6)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("no checkpoint cost (0 bytes per token): exactly level 2's outcomes, zero overhead")
+def test_zero_cost_is_level2(impl):
+    rows = [(1, 0, 2, 6), (2, 0, 1, 4), (3, 2, 0, 3), (4, 3, 0, 1)]
+    check(impl, rows, 2, 0, 5, True, {1: (0, 9, 1), 2: (0, 5, 1), 3: (2, 5, 0), 4: (3, 4, 0)}, 0)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("starvation without aging: a low-priority request waits behind a stream of urgent ones until it ends")
+def test_starvation_without_aging(impl):
+    rows = [(1, 0, 0, 4), (2, 0, 3, 2)] + [(10 + i, 4 * i + 1, 0, 4) for i in range(5)]
+    got, overhead = run(impl, rows, 1, 0, 1, False)
+    assert got[2] == (24, 26, 0), (
+        f"Called schedule_with_checkpoints(priority-3 request behind a priority-0 stream, 1, 0, 1, False). "
+        f"Request 2 got {got[2]}, expected (24, 26, 0): level 3 has no aging."
+    )
+
+
+# --- invalid input --------------------------------------------------------------
+
+
+INVALID = [
+    (0, 1, 1, False, "num_slots"),
+    (1, -1, 1, False, "kv_bytes_per_token"),
+    (1, 1, 0, False, "bandwidth"),
+    (1, 1, -4, True, "bandwidth"),
+    (1, 1, 1, 1, "incremental"),
+    (1, 1, 1, "yes", "incremental"),
+]
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(1)
+@pytest.mark.edge("invalid arguments raise ValueError naming the argument")
+@pytest.mark.parametrize("k, kv, bw, inc, word", INVALID, ids=[f"{w}-{i}" for i, (*_, w) in enumerate(INVALID)])
+def test_invalid_arguments(impl, k, kv, bw, inc, word):
+    with pytest.raises(ValueError, match=word):
+        impl.schedule_with_checkpoints([impl.Request(1, 0, 0, 1)], k, kv, bw, inc)
+
+
+# --- against the oracle ---------------------------------------------------------
+
+request_rows = st.integers(0, 7).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(0, 40), min_size=n, max_size=n, unique=True),
+        st.lists(st.tuples(st.integers(0, 12), st.integers(0, 3), st.integers(0, 6)), min_size=n, max_size=n),
+    ).map(lambda t: [(i, *rest) for i, rest in zip(*t)])
+)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(6)
+@pytest.mark.edge("generated traces, both modes: outcomes and overhead match a step-by-step simulation of the prompt's rules")
+@settings(max_examples=60)
+@given(rows=request_rows, k=st.integers(1, 3), kv=st.integers(0, 5), bw=st.integers(1, 6), inc=st.booleans())
+@example(rows=[(1, 0, 3, 10), (2, 4, 1, 2), (3, 5, 0, 1)], k=1, kv=1, bw=1, inc=False)
+@example(rows=[(1, 0, 2, 12), (2, 2, 0, 1), (3, 6, 0, 1), (4, 10, 0, 1)], k=1, kv=2, bw=2, inc=True)
+@example(rows=[(1, 0, 2, 30), (9, 0, 1, 10), (2, 3, 0, 1), (3, 5, 2, 20), (4, 18, 0, 1)], k=2, kv=2, bw=1, inc=True)
+@example(rows=[(1, 0, 1, 5), (2, 2, 0, 1)], k=1, kv=3, bw=4, inc=False)
+def test_matches_oracle(impl, rows, k, kv, bw, inc):
+    expected = simulate(reqs_of(impl, rows), k, True, kv, bw, inc)
+    got = run(impl, rows, k, kv, bw, inc)
+    assert got == expected, (
+        f"Called schedule_with_checkpoints({rows}, {k}, {kv}, {bw}, {inc}). "
+        f"Returned {got[0]} with overhead {got[1]}, expected {expected[0]} with overhead {expected[1]}."
+    )
+
+
+# --- complexity -----------------------------------------------------------------
+
+N = 8_000
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.timeout(120)
+@pytest.mark.edge(f"{N:,} overloaded requests on 4 slots with incremental checkpoints: within 10x of the reference")
+def test_complexity(impl):
+    ref = reference()
+    rows = [(r.id, r.arrival, r.priority, r.duration) for r in overloaded_trace(ref.Request, N, 4, seed=11)]
+    mine, theirs = reqs_of(impl, rows), reqs_of(ref, rows)
+    got, expected = compare_speed(f"schedule_with_checkpoints({N:,} overloaded requests, 4, 2, 16, True)",
+                                  lambda: impl.schedule_with_checkpoints(mine, 4, 2, 16, True),
+                                  lambda: ref.schedule_with_checkpoints(theirs, 4, 2, 16, True))
+    assert (outs(got.outcomes), got.checkpoint_overhead) == (outs(expected.outcomes), expected.checkpoint_overhead), (
+        f"Called schedule_with_checkpoints({N:,} overloaded requests, 4, 2, 16, True). The result differs from the expected one."
+    )
