@@ -1,0 +1,105 @@
+"""Helpers shared by the token-batcher hidden suite's test files."""
+
+from __future__ import annotations
+
+import gc
+import time
+
+
+def build(mod, rows):
+    """impl.Request objects from plain tuples."""
+    return [mod.Request(*row) for row in rows]
+
+
+_cache: dict = {}  # (module name, id(module), key) -> result or the exception it raised
+
+
+def cached(mod, key, compute):
+    """compute() once per (implementation, key); a raised exception is cached and re-raised."""
+    k = (mod.__name__, id(mod), key)
+    if k not in _cache:
+        try:
+            _cache[k] = ("ok", compute(), None)
+        except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
+            _cache[k] = ("error", exc, exc.__traceback__)
+    kind, value, tb = _cache[k]
+    if kind == "error":
+        # restore the original traceback: re-raising would otherwise grow it test after test
+        raise value.with_traceback(tb)
+    return value
+
+
+def bulk_requests(mod, n=100_000):
+    """n requests built with mod.Request, once per session: 16 arrive per time unit, prompts of
+    1-40 tokens, outputs of 0-2. Every implementation reads only the fields, so the reference runs
+    on the very same objects (building 100k frozen dataclasses costs more than batching them)."""
+    def make():
+        return [mod.Request(f"q{i}", i // 16, 1 + (i * 7919) % 40, (i * 104729) % 3)
+                for i in range(n)]
+    return cached(mod, ("bulk", n), make)
+
+
+def timed(fn, *args):
+    """(seconds, result) of fn(*args), measured with the garbage collector paused: a collection
+    pass over 100k live objects would otherwise land in one run and not the other."""
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        result = fn(*args)
+        return time.perf_counter() - start, result
+    finally:
+        gc.enable()
+
+
+def complexity_check(call_ref, call_impl, small, large, factor=10.0, slack=0.05):
+    """Time reference and implementation on a small input, then (if that is in line) on a large
+    one. Returns (failure message or None, reference result, implementation result) of the last
+    size run. Passes when the implementation takes <= factor * reference + slack seconds.
+
+    call_ref(n) / call_impl(n) run on the input of size n and return their result.
+    The small run keeps a quadratic implementation from spending minutes on the large input.
+    """
+    for n in (small, large):
+        t_ref, ref_result = timed(call_ref, n)
+        t_impl, impl_result = timed(call_impl, n)
+        if t_impl > factor * t_ref + slack:
+            return (f"on {n:,} requests it took {t_impl:.3f} s; the reference took {t_ref:.3f} s "
+                    f"(limit {factor:g}x + {slack:g} s)"), ref_result, impl_result
+    return None, ref_result, impl_result
+
+
+# --- levels 3 and 4: seeded traces, run once per implementation ----------------------
+
+# The configs PROMPT.md announces for the graded traces.
+SLO_CONFIG = dict(num_blocks=160, block_size=16, max_running=24, prefill_cost=1, decode_cost=20)
+CHUNKED_CONFIG = dict(SLO_CONFIG, token_budget=256)
+SLO_SEEDS = (11, 12, 13)
+CHUNKED_SEEDS = (21, 22, 23)
+TRACE_SIZE = 160
+
+
+def slo_case(mod, level, seed):
+    """(requests, config, schedule) of mod's level-3 or level-4 scheduler on a seeded trace."""
+    from token_batcher_traces import slo_trace
+
+    def run():
+        chunked = level == 4
+        rows = slo_trace(seed, n=TRACE_SIZE, mean_gap=90, long_prompts=chunked)
+        requests = build(mod, rows)
+        config = mod.EngineConfig(**(CHUNKED_CONFIG if chunked else SLO_CONFIG))
+        fn = mod.schedule_chunked if chunked else mod.schedule_slo
+        return requests, config, fn(requests, config)
+
+    return cached(mod, ("slo", level, seed), run)
+
+
+def slo_report(mod, level, seed):
+    """The replay's report on slo_case(mod, level, seed)."""
+    from token_batcher_replay import replay_schedule
+
+    def run():
+        requests, config, schedule = slo_case(mod, level, seed)
+        return replay_schedule(requests, config, schedule, chunked=level == 4)
+
+    return cached(mod, ("report", level, seed), run)
