@@ -65,6 +65,7 @@ class TestResult:
     points: float = 1.0
     edge: str | None = None
     duration: float = 0.0
+    impl: str | None = None  # sweep mode: which implementation this test ran on
 
 
 @dataclass(slots=True)
@@ -191,8 +192,12 @@ def run_tests(
     limits: Limits = Limits(),
     fail_fast: bool = False,
     junit_xml: Path | None = None,
+    sweep: list[Path] | None = None,
 ) -> SuiteResult:
-    """Run the tests under `paths` on `impl` (None: the reference) and return every test's result."""
+    """Run the tests under `paths` on `impl` (None: the reference) and return every test's result.
+
+    `sweep`: run every test once per implementation in the list instead (see the plugin).
+    """
     started = time.monotonic()
     tests: dict[str, TestResult] = {}  # node id -> result, insertion = collection order
     finished: set[str] = set()
@@ -220,6 +225,8 @@ def run_tests(
                 cmd += ["--kata-impl-module", module_name]
             if fail_fast:
                 cmd.append("-x")
+            if sweep:
+                cmd += ["--kata-sweep", os.pathsep.join(str(p) for p in sweep)]
             if junit_xml is not None and restarts == 0:
                 cmd += ["--junitxml", str(junit_xml), "-o", "junit_family=xunit2"]
             remaining_wall = limits.wall_timeout - (time.monotonic() - started)
@@ -244,7 +251,7 @@ def run_tests(
                                         name=t["id"], status=ERROR, message="no result was reported",
                                         task_id=t.get("level"),
                                         points=t.get("points") if t.get("points") is not None else 1.0,
-                                        edge=t.get("edge"),
+                                        edge=t.get("edge"), impl=t.get("impl"),
                                     )
                         elif kind == "start":
                             current, current_since = ev["id"], time.monotonic()
@@ -361,6 +368,23 @@ def score(result: SuiteResult, kata: Kata) -> SuiteResult:
     result.points_earned = round(sum(lv.points_earned for lv in levels), 2)
     result.points_possible = kata.points
     return result
+
+
+def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits()) -> dict[Path, bool | None]:
+    """Which of `bugs` the hidden suite catches (fails at least one test), in one child process.
+
+    None for a bug with no test result at all (its file could not be collected).
+    """
+    from kata.pytest_plugin import SWEEP_SKIP
+
+    resolved = [b.resolve() for b in bugs]
+    result = run_tests([kata.grader], None, kata.module_name, kata.root, limits, sweep=resolved)
+    verdict: dict[Path, bool | None] = {}
+    for bug in resolved:
+        mine = [t for t in result.tests if t.impl == str(bug)]
+        verdict[bug] = (any(t.status != PASS and SWEEP_SKIP not in (t.message or "") for t in mine)
+                        if mine else None)
+    return verdict
 
 
 def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits = Limits(),

@@ -49,6 +49,10 @@ def pytest_addoption(parser):
                     help="module name to import it under (default: the kata's learner module name)")
     group.addoption("--kata-events", default=None, metavar="PATH",
                     help="append one JSON line per test event to PATH")
+    group.addoption("--kata-sweep", default=None, metavar="PATHS",
+                    help="run every test once per implementation in PATHS (separated by "
+                         f"'{os.pathsep}'); an implementation's remaining tests are skipped once "
+                         "one of its tests fails (for bug zoos: one process, not one per bug)")
 
 
 def pytest_configure(config):
@@ -61,6 +65,7 @@ def pytest_configure(config):
     ):
         config.addinivalue_line("markers", line)
     _load_hypothesis_profile(config)
+    config._kata_caught = set()  # sweep mode: implementations that have failed a test
     path = config.getoption("kata_events")
     config._kata_events_fd = (
         os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if path else None
@@ -120,8 +125,51 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_collection_finish(session):
-    tests = [{"id": item.nodeid, **markers_of(item)} for item in session.items]
+    tests = []
+    for item in session.items:
+        entry = {"id": item.nodeid, **markers_of(item)}
+        swept = _swept_impl(item)
+        if swept is not None:
+            entry["impl"] = swept
+        tests.append(entry)
     _emit(session.config, {"event": "collected", "tests": tests})
+
+
+# --- sweep mode: one process grades many implementations --------------------
+
+SWEEP_SKIP = "already caught by an earlier test"
+
+
+def _sweep_paths(config) -> list[str]:
+    raw = config.getoption("kata_sweep")
+    return [p for p in raw.split(os.pathsep) if p] if raw else []
+
+
+def _swept_impl(item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("impl") if callspec is not None else None
+
+
+def pytest_generate_tests(metafunc):
+    paths = _sweep_paths(metafunc.config)
+    if paths and "impl" in metafunc.fixturenames:
+        metafunc.parametrize("impl", paths, indirect=True, scope="module",
+                             ids=[Path(p).stem for p in paths])
+
+
+def pytest_runtest_setup(item):
+    swept = _swept_impl(item)
+    if swept is not None and swept in item.config._kata_caught:
+        pytest.skip(SWEEP_SKIP)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    swept = _swept_impl(item)
+    if swept is not None and report.failed:
+        item.config._kata_caught.add(swept)
 
 
 # logstart/logreport hooks get no config argument: keep the session's here
@@ -258,6 +306,8 @@ def impl(request):
     process anyway), which also lets hypothesis's @given tests use it without a health-check error.
     """
     path, module_name = _resolve_impl(request)
+    if getattr(request, "param", None) is not None:  # sweep mode
+        path = Path(request.param).resolve()
     try:
         return load_impl(path, module_name)
     except ImplLoadError as exc:

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from kata.catalog import CatalogError, Kata, Workbook, load_kata
-from kata.grading import PASS, Limits, grade
+from kata.grading import PASS, Limits, caught_bugs, grade
 
 
 @dataclass
@@ -136,8 +136,8 @@ def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = Li
         "visible": lambda: grade(kata, kata.solution, "visible", limits),
         "stub": lambda: grade(kata, kata.stub, "hidden", limits),
     }
-    for b in bugs:
-        jobs[f"bug:{b.name}"] = (lambda b=b: grade(kata, b, "hidden", limits, fail_fast=True))
+    if bugs:  # the whole zoo in one child process (sweep mode)
+        jobs["bugs"] = lambda: caught_bugs(kata, bugs, limits)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {name: pool.submit(fn) for name, fn in jobs.items()}
         results = {name: f.result() for name, f in futures.items()}
@@ -168,9 +168,9 @@ def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = Li
     report.checks.append(Check("deterministic", same,
                                "two runs agree" if same else "two runs on the reference differ"))
 
-    survivors = [name[4:] for name, r in results.items()
-                 if name.startswith("bug:") and r.tests and all(t.status == PASS for t in r.tests)]
-    broken = [name[4:] for name, r in results.items() if name.startswith("bug:") and not r.tests]
+    verdict = results.get("bugs", {})
+    survivors = [b.name for b, caught in verdict.items() if caught is False]
+    broken = [b.name for b, caught in verdict.items() if caught is None]
     if not bugs:
         report.checks.append(Check("bug-zoo", False, f"{kata.bugs}: no bug files: add wrong solutions"))
     else:
