@@ -72,7 +72,15 @@ def pytest_configure(config):
     )
 
 
-def _load_hypothesis_profile(config) -> None:
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Load the grading profile before any conftest.py is imported: a `settings(...)` object
+    built at import time copies the profile that is current at that moment."""
+    if not any(str(a).startswith("--hypothesis-profile") for a in args):
+        _register_profile(load=True)
+
+
+def _register_profile(load: bool) -> None:
     try:
         from hypothesis import HealthCheck, settings
     except ImportError:  # pragma: no cover - hypothesis is a dependency
@@ -85,8 +93,12 @@ def _load_hypothesis_profile(config) -> None:
         print_blob=False,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
-    if not config.getoption("hypothesis_profile", default=None):
+    if load:
         settings.load_profile("kata")
+
+
+def _load_hypothesis_profile(config) -> None:
+    _register_profile(load=not config.getoption("hypothesis_profile", default=None))
 
 
 def pytest_unconfigure(config):

@@ -1,0 +1,33 @@
+"""The pytest plugin: the derandomized profile reaches conftest-time settings, and sweep mode."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from kata.catalog import load_kata
+from kata.grading import Limits, caught_bugs
+from tests.conftest import FIXTURES
+
+
+def test_settings_built_in_a_conftest_are_derandomized(tmp_path):
+    (tmp_path / "conftest.py").write_text("from hypothesis import settings\nEARLY = settings(max_examples=5)\n")
+    (tmp_path / "test_h.py").write_text(
+        "from conftest import EARLY\n\ndef test_profile():\n"
+        "    assert EARLY.derandomize and EARLY.database is None\n"
+    )
+    run = subprocess.run([sys.executable, "-m", "pytest", str(tmp_path), "-q", "-p", "no:cacheprovider"],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_sweep_grades_a_whole_bug_zoo_in_one_process(fixture_workbook):
+    adder = load_kata(fixture_workbook, "adder")
+    hostile = FIXTURES / "hostile"
+    bugs = [adder.solution, hostile / "os_exit.py", hostile / "py_loop.py", hostile / "syntax_error.py",
+            hostile / "print_50mb.py"]
+    verdict = caught_bugs(adder, bugs, Limits(test_timeout=2, hard_test_grace=2, wall_timeout=120))
+    by_name = {Path(p).stem: caught for p, caught in verdict.items()}
+    assert by_name == {"adder": False, "os_exit": True, "py_loop": True, "syntax_error": True,
+                       "print_50mb": True}
