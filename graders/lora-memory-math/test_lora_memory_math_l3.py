@@ -272,6 +272,7 @@ def _best_time(fn, repeats: int) -> float:
     return best
 
 
+@pytest.mark.complexity
 @pytest.mark.level(3)
 @pytest.mark.points(2)
 @pytest.mark.edge("capacity is arithmetic, not a search over tokens or requests (timed against the reference)")

@@ -311,6 +311,7 @@ def test_percentiles_match_oracle(impl, rows):
 # --- complexity -----------------------------------------------------------------
 
 
+@pytest.mark.complexity
 @pytest.mark.level(1)
 @pytest.mark.points(3)
 @pytest.mark.timeout(120)

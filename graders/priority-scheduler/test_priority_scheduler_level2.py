@@ -232,6 +232,7 @@ def test_matches_oracle(impl, rows, k):
 N = 15_000
 
 
+@pytest.mark.complexity
 @pytest.mark.level(2)
 @pytest.mark.points(3)
 @pytest.mark.timeout(120)

@@ -220,6 +220,7 @@ def test_matches_oracle(impl, rows, k, kv, bw, inc):
 N = 8_000
 
 
+@pytest.mark.complexity
 @pytest.mark.level(3)
 @pytest.mark.points(2)
 @pytest.mark.timeout(120)

@@ -304,6 +304,7 @@ def test_tail_within_50_percent(impl):
 N = 8_000
 
 
+@pytest.mark.complexity
 @pytest.mark.level(4)
 @pytest.mark.points(2)
 @pytest.mark.timeout(120)

@@ -296,6 +296,7 @@ def test_matches_oracle(impl, rows, size, tokens, window):
 # --- complexity ------------------------------------------------------------------
 
 
+@pytest.mark.complexity
 @pytest.mark.points(2)
 @pytest.mark.edge("30,000 requests in batches of thousands: within 10x of the reference's time (catches O(n^2))")
 @pytest.mark.timeout(60)

@@ -344,6 +344,7 @@ def test_replay_through_block_manager(impl, seed):
 # --- complexity ------------------------------------------------------------------
 
 
+@pytest.mark.complexity
 @pytest.mark.points(3)
 @pytest.mark.edge("100,000 requests: within 10x of the reference's time (catches scanning every request each step)")
 @pytest.mark.timeout(90)

@@ -1,0 +1,425 @@
+"""Hidden suite, level 1: the LRU core (capacity in blocks, recency, eviction, validation, stats)."""
+
+import pytest
+
+
+def _cache(impl, capacity, *entries):
+    """A cache with `entries` ((key, blocks), ...) put in order, so the last one is MRU."""
+    cache = impl.KVBlockCache(capacity)
+    for key, blocks in entries:
+        cache.put(key, blocks)
+    return cache
+
+
+def _snapshot(cache):
+    return {"keys": cache.keys(), "used": cache.used_blocks, "len": len(cache), "stats": cache.stats()}
+
+
+# --- constructor ---------------------------------------------------------------
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a new cache is empty, with zero statistics, and reports its capacity")
+def test_new_cache_is_empty(impl):
+    cache = impl.KVBlockCache(5)
+    got = (len(cache), cache.used_blocks, cache.keys(), cache.stats(), cache.capacity)
+    want = (0, 0, [], {"hits": 0, "misses": 0, "evictions": 0}, 5)
+    assert got == want, (
+        "Called KVBlockCache(5), then (len, used_blocks, keys(), stats(), capacity). "
+        f"Returned {got!r}, expected {want!r}."
+    )
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("capacity 0 raises ValueError naming capacity")
+def test_capacity_zero_rejected(impl):
+    with pytest.raises(ValueError, match="capacity"):
+        impl.KVBlockCache(0)
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("a negative capacity raises ValueError naming capacity")
+def test_capacity_negative_rejected(impl):
+    with pytest.raises(ValueError, match="capacity"):
+        impl.KVBlockCache(-3)
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("capacity True (a bool) raises ValueError, though bool is an int subclass")
+def test_capacity_bool_rejected(impl):
+    with pytest.raises(ValueError, match="capacity"):
+        impl.KVBlockCache(True)
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("capacity of another type (4.0, '4', None) raises ValueError")
+@pytest.mark.parametrize("bad", [4.0, "4", None], ids=["float", "str", "None"])
+def test_capacity_non_int_rejected(impl, bad):
+    with pytest.raises(ValueError, match="capacity"):
+        impl.KVBlockCache(bad)
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("capacity 1, the smallest, holds one 1-block entry")
+def test_capacity_one(impl):
+    cache = impl.KVBlockCache(1)
+    first = cache.put("a", [0])
+    second = cache.put("b", [1])
+    assert (first, second) == ([], ["a"]), (
+        f"Called put('a', [0]) then put('b', [1]) on a 1-block cache. Returned {first!r} and "
+        f"{second!r}, expected [] and ['a']."
+    )
+
+
+# --- get and put ---------------------------------------------------------------
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("get returns the stored block ids on a hit and None on a miss")
+def test_get_hit_and_miss(impl):
+    cache = _cache(impl, 8, ("a", [3, 1, 2]))
+    hit, miss = cache.get("a"), cache.get("b")
+    assert (hit, miss) == ([3, 1, 2], None), (
+        f"Called get('a') then get('b') after put('a', [3, 1, 2]). Returned {hit!r} and {miss!r}, "
+        "expected [3, 1, 2] and None."
+    )
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(3)
+@pytest.mark.edge("a get hit makes the entry MRU, so the next eviction takes another entry")
+def test_get_makes_entry_mru(impl):
+    cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
+    cache.get("a")
+    evicted = cache.put("d", [3])
+    assert evicted == ["b"], (
+        "Called get('a') on a full cache holding a, b, c (a least recent), then put('d', [3]). "
+        f"Returned {evicted!r}, expected ['b']."
+    )
+    assert cache.keys() == ["d", "a", "c"], f"Called keys(). Returned {cache.keys()!r}, expected ['d', 'a', 'c']."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("a get miss changes no recency")
+def test_get_miss_changes_nothing(impl):
+    cache = _cache(impl, 4, ("a", [0]), ("b", [1]))
+    cache.get("zzz")
+    assert cache.keys() == ["b", "a"], f"Called get('zzz') (a miss), then keys(). Returned {cache.keys()!r}, expected ['b', 'a']."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(3)
+@pytest.mark.edge("an entry that makes the cache exactly full evicts nothing (<=, not <)")
+def test_exactly_full_evicts_nothing(impl):
+    cache = _cache(impl, 5, ("a", [0, 1]), ("b", [2]))
+    evicted = cache.put("c", [3, 4])
+    assert evicted == [], f"Called put('c', [3, 4]) with 3 of 5 blocks used. Returned {evicted!r}, expected []."
+    assert cache.used_blocks == 5 and len(cache) == 3, (
+        f"After filling the cache exactly: used_blocks {cache.used_blocks}, len {len(cache)}; expected 5 and 3."
+    )
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("one block over capacity evicts the LRU entry")
+def test_one_over_evicts_lru(impl):
+    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2, 3]))
+    evicted = cache.put("c", [4])
+    assert evicted == ["a"], f"Called put('c', [4]) on a full cache (a least recent). Returned {evicted!r}, expected ['a']."
+    assert cache.used_blocks == 3, f"used_blocks is {cache.used_blocks}, expected 3."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("several evictions are returned in eviction order, LRU first")
+def test_evicts_several_in_lru_order(impl):
+    cache = _cache(impl, 4, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]))
+    cache.get("a")  # order now a, d, c, b (MRU first)
+    evicted = cache.put("e", [4, 5, 6])
+    assert evicted == ["b", "c", "d"], (
+        f"Called put('e', 3 blocks) on a full 4-block cache with recency a, d, c, b. Returned {evicted!r}, "
+        "expected ['b', 'c', 'd']."
+    )
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("eviction stops as soon as used_blocks <= capacity: no extra victim")
+def test_evicts_only_as_many_as_needed(impl):
+    cache = _cache(impl, 6, ("a", [0, 1]), ("b", [2]), ("c", [3]), ("d", [4, 5]))
+    evicted = cache.put("e", [6, 7, 8])
+    assert evicted == ["a", "b"], (
+        f"Called put('e', 3 blocks) on a full 6-block cache (a:2, b:1, c:1, d:2, a least recent). "
+        f"Returned {evicted!r}, expected ['a', 'b']."
+    )
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("an entry exactly as large as the capacity is accepted and evicts every other entry")
+def test_entry_equal_to_capacity(impl):
+    cache = _cache(impl, 3, ("a", [0]), ("b", [1]))
+    evicted = cache.put("c", [2, 3, 4])
+    assert evicted == ["a", "b"], f"Called put('c', 3 blocks) on a 3-block cache. Returned {evicted!r}, expected ['a', 'b']."
+    assert cache.keys() == ["c"], f"Called keys(). Returned {cache.keys()!r}, expected ['c']."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(3)
+@pytest.mark.edge("an entry larger than the capacity raises ValueError and leaves the cache unchanged")
+def test_entry_larger_than_capacity_rejected(impl):
+    cache = _cache(impl, 3, ("a", [0]), ("b", [1]))
+    cache.get("zzz")
+    before = _snapshot(cache)
+    with pytest.raises(ValueError, match="blocks"):
+        cache.put("c", [2, 3, 4, 5])
+    after = _snapshot(cache)
+    assert after == before, f"Called put('c', 4 blocks) on a 3-block cache (it raised). State became {after!r}, expected {before!r}."
+
+
+# --- replacing ------------------------------------------------------------------
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("replacing an entry releases its old blocks, stores the new ones and makes it MRU")
+def test_replace_updates_size_and_recency(impl):
+    cache = _cache(impl, 6, ("a", [0, 1, 2]), ("b", [3]))
+    evicted = cache.put("a", [9])
+    got = (evicted, cache.used_blocks, len(cache), cache.keys(), cache.get("a"))
+    want = ([], 2, 2, ["a", "b"], [9])
+    assert got == want, (
+        "Called put('a', [9]) over a 3-block 'a'; then (result, used_blocks, len, keys(), get('a')). "
+        f"Returned {got!r}, expected {want!r}."
+    )
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(3)
+@pytest.mark.edge("a replace that needs room evicts other entries, never the key being replaced")
+def test_replace_never_evicts_itself(impl):
+    cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))  # a is LRU
+    evicted = cache.put("a", [5, 6, 7])
+    assert evicted == ["b", "c"], (
+        f"Called put('a', 3 blocks) over the LRU entry 'a' in a full 3-block cache holding a, b, c. "
+        f"Returned {evicted!r}, expected ['b', 'c']."
+    )
+    assert cache.get("a") == [5, 6, 7], f"Called get('a'). Returned {cache.get('a')!r}, expected [5, 6, 7]."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a replace is not an eviction: the eviction counter does not change")
+def test_replace_is_not_an_eviction(impl):
+    cache = _cache(impl, 4, ("a", [0]), ("b", [1]))
+    cache.put("a", [2, 3])
+    cache.put("b", [4])
+    stats = cache.stats()
+    assert stats["evictions"] == 0, f"Called put('a', ...) and put('b', ...) as replaces. stats() returned {stats!r}, expected 0 evictions."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a replace that is too large raises ValueError and keeps the old entry where it was")
+def test_replace_too_large_keeps_old_entry(impl):
+    cache = _cache(impl, 3, ("a", [0]), ("b", [1]))
+    with pytest.raises(ValueError):
+        cache.put("a", [5, 6, 7, 8])
+    got = (cache.get("a"), cache.keys(), cache.used_blocks)
+    want = ([0], ["a", "b"], 2)
+    assert got == want, f"Called put('a', 4 blocks) on a 3-block cache (it raised), then (get('a'), keys(), used_blocks). Returned {got!r}, expected {want!r}."
+
+
+# --- copies ------------------------------------------------------------------------
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("put stores a copy: changing the caller's list afterwards changes nothing")
+def test_put_stores_a_copy(impl):
+    cache = impl.KVBlockCache(8)
+    blocks = [1, 2]
+    cache.put("a", blocks)
+    blocks.append(3)
+    blocks[0] = 99
+    got = (cache.get("a"), cache.used_blocks)
+    assert got == ([1, 2], 2), f"Called put('a', blocks), then changed blocks. get('a') and used_blocks returned {got!r}, expected ([1, 2], 2)."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("get returns a new list: changing it does not change the entry")
+def test_get_returns_a_copy(impl):
+    cache = _cache(impl, 8, ("a", [1, 2]))
+    got = cache.get("a")
+    got.append(7)
+    again = cache.get("a")
+    assert again == [1, 2], f"Called get('a') and appended to the result, then get('a') again. Returned {again!r}, expected [1, 2]."
+
+
+# --- inspection ----------------------------------------------------------------------
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("`in` does not change recency or statistics")
+def test_contains_does_not_touch(impl):
+    cache = _cache(impl, 2, ("a", [0]), ("b", [1]))
+    present, absent = "a" in cache, "zzz" in cache
+    evicted = cache.put("c", [2])
+    assert (present, absent) == (True, False), f"Called 'a' in cache and 'zzz' in cache. Returned {(present, absent)!r}, expected (True, False)."
+    assert evicted == ["a"], f"Called 'a' in cache, then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
+    assert cache.stats() == {"hits": 0, "misses": 0, "evictions": 1}, f"stats() returned {cache.stats()!r}, expected 0 hits, 0 misses, 1 eviction."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("keys() lists MRU first and does not change recency")
+def test_keys_mru_first_without_touching(impl):
+    cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
+    first, second = cache.keys(), cache.keys()
+    evicted = cache.put("d", [3])
+    assert first == second == ["c", "b", "a"], f"Called keys() twice. Returned {first!r} and {second!r}, expected ['c', 'b', 'a']."
+    assert evicted == ["a"], f"Called keys(), then put('d', [3]) on the full cache. Returned {evicted!r}, expected ['a']."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("hits and misses count get calls, evictions count evicted entries; put counts neither hit nor miss")
+def test_stats_counts(impl):
+    cache = impl.KVBlockCache(2)
+    cache.put("a", [0])
+    cache.put("b", [1])
+    cache.get("a")
+    cache.get("a")
+    cache.get("x")
+    cache.put("c", [2, 3])  # evicts b and a
+    got = cache.stats()
+    want = {"hits": 2, "misses": 1, "evictions": 2}
+    assert got == want, f"Called 3 puts, 2 get hits, 1 get miss, and a put evicting 2. stats() returned {got!r}, expected {want!r}."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("stats() returns a new dict each call")
+def test_stats_returns_a_new_dict(impl):
+    cache = impl.KVBlockCache(2)
+    first = cache.stats()
+    first["hits"] = 100
+    second = cache.stats()
+    assert second == {"hits": 0, "misses": 0, "evictions": 0}, f"Changed the dict from stats(), then called stats(). Returned {second!r}, expected all zeros."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("get of a key that is not a str is a miss, not an error")
+def test_get_non_str_key_is_a_miss(impl):
+    cache = _cache(impl, 2, ("1", [0]))
+    got = cache.get(1)
+    assert got is None, f"Called get(1) with key '1' present. Returned {got!r}, expected None."
+    assert cache.stats()["misses"] == 1, f"stats() returned {cache.stats()!r}, expected 1 miss."
+
+
+# --- validation -------------------------------------------------------------------------
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("put with a key that is not a str raises TypeError naming key")
+@pytest.mark.parametrize("bad", [1, None, ("a",)], ids=["int", "None", "tuple"])
+def test_put_key_not_str(impl, bad):
+    cache = impl.KVBlockCache(2)
+    with pytest.raises(TypeError, match="key"):
+        cache.put(bad, [0])
+    assert len(cache) == 0, f"Called put({bad!r}, [0]) (it raised). len(cache) is {len(cache)}, expected 0."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("the empty string is a valid key")
+def test_empty_string_key(impl):
+    cache = impl.KVBlockCache(2)
+    cache.put("", [0])
+    got = (cache.get(""), "" in cache, cache.keys())
+    assert got == ([0], True, [""]), f"Called put('', [0]), then get(''), '' in cache, keys(). Returned {got!r}, expected ([0], True, [''])."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("an empty block list raises ValueError naming blocks")
+def test_blocks_empty_rejected(impl):
+    cache = impl.KVBlockCache(2)
+    with pytest.raises(ValueError, match="blocks"):
+        cache.put("a", [])
+    assert "a" not in cache, "Called put('a', []) (it raised). 'a' in cache returned True, expected False."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("blocks that is not a list (a tuple, a str, None) raises ValueError naming blocks")
+@pytest.mark.parametrize("bad", [(0, 1), "01", None], ids=["tuple", "str", "None"])
+def test_blocks_not_a_list_rejected(impl, bad):
+    cache = impl.KVBlockCache(4)
+    with pytest.raises(ValueError, match="blocks"):
+        cache.put("a", bad)
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("a negative block id raises ValueError naming blocks")
+def test_blocks_negative_rejected(impl):
+    cache = impl.KVBlockCache(4)
+    with pytest.raises(ValueError, match="blocks"):
+        cache.put("a", [0, -1])
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("a block id that is not an int (True, 1.0, '1') raises ValueError naming blocks")
+@pytest.mark.parametrize("bad", [True, 1.0, "1"], ids=["bool", "float", "str"])
+def test_blocks_non_int_rejected(impl, bad):
+    cache = impl.KVBlockCache(4)
+    with pytest.raises(ValueError, match="blocks"):
+        cache.put("a", [2, bad])
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("block id 0 is valid")
+def test_block_id_zero_accepted(impl):
+    cache = impl.KVBlockCache(4)
+    cache.put("a", [0])
+    cache.put("b", [0, 0])
+    got = (cache.get("a"), cache.get("b"), cache.used_blocks)
+    assert got == ([0], [0, 0], 3), f"Called put('a', [0]) and put('b', [0, 0]), then get both and used_blocks. Returned {got!r}, expected ([0], [0, 0], 3)."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("duplicate block ids are allowed and each counts toward the size")
+def test_duplicate_ids_count(impl):
+    cache = _cache(impl, 3, ("a", [0]))
+    evicted = cache.put("b", [7, 7, 7])
+    assert evicted == ["a"], f"Called put('b', [7, 7, 7]) with 1 of 3 blocks used. Returned {evicted!r}, expected ['a']."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("an invalid put over an existing key leaves the cache exactly as it was")
+def test_invalid_put_changes_nothing(impl):
+    cache = _cache(impl, 4, ("a", [0]), ("b", [1]))
+    before = _snapshot(cache)
+    for bad in ([], [1, -2], (3,)):
+        with pytest.raises(ValueError):
+            cache.put("a", bad)
+    after = _snapshot(cache)
+    assert after == before, f"Called put('a', bad) three times (each raised). State became {after!r}, expected {before!r}."
+    assert cache.get("a") == [0], f"Called get('a'). Returned {cache.get('a')!r}, expected [0]."

@@ -1,0 +1,340 @@
+"""Hidden suite, level 2: pin counts, eviction around pinned entries, CacheFullError, get_block, remove."""
+
+import pytest
+
+
+def _cache(impl, capacity, *entries):
+    """A cache with `entries` ((key, blocks), ...) put in order, so the last one is MRU."""
+    cache = impl.KVBlockCache(capacity)
+    for key, blocks in entries:
+        cache.put(key, blocks)
+    return cache
+
+
+def _snapshot(cache):
+    return {"keys": cache.keys(), "used": cache.used_blocks, "len": len(cache), "stats": cache.stats()}
+
+
+# --- eviction around pinned entries ------------------------------------------------
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(3)
+@pytest.mark.edge("a pinned LRU entry is skipped; the next unpinned entry is evicted")
+def test_pinned_entry_is_skipped(impl):
+    cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
+    cache.pin("a")
+    evicted = cache.put("d", [3])
+    assert evicted == ["b"], f"Called pin('a') (the LRU entry), then put('d', [3]) on the full cache. Returned {evicted!r}, expected ['b']."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("a skipped pinned entry keeps its place in the recency order")
+def test_pinned_entry_keeps_its_place(impl):
+    cache = _cache(impl, 4, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]))
+    cache.pin("b")
+    evicted = cache.put("e", [4, 5])
+    assert evicted == ["a", "c"], f"Called pin('b'), then put('e', 2 blocks) on a full cache (recency d, c, b, a). Returned {evicted!r}, expected ['a', 'c']."
+    assert cache.keys() == ["e", "d", "b"], f"Called keys(). Returned {cache.keys()!r}, expected ['e', 'd', 'b']."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("several pinned entries are all skipped, wherever they sit")
+def test_several_pinned_skipped(impl):
+    cache = _cache(impl, 5, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]), ("e", [4]))
+    cache.pin("a")
+    cache.pin("c")
+    cache.pin("e")
+    evicted = cache.put("f", [5, 6])
+    assert evicted == ["b", "d"], f"Called pin on a, c, e, then put('f', 2 blocks) on a full cache. Returned {evicted!r}, expected ['b', 'd']."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(3)
+@pytest.mark.edge("CacheFullError when pinned entries leave too little room, and nothing is evicted first")
+def test_cache_full_error_evicts_nothing(impl):
+    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]))
+    cache.pin("a")
+    cache.get("b")
+    before = _snapshot(cache)
+    with pytest.raises(impl.CacheFullError):
+        cache.put("c", [3, 4, 5])
+    after = _snapshot(cache)
+    assert after == before, f"Called put('c', 3 blocks) with 2 of 4 blocks pinned (it raised). State became {after!r}, expected {before!r}."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("pinned blocks + new entry == capacity fits (the limit is <=)")
+def test_pinned_plus_new_exactly_capacity_fits(impl):
+    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]), ("c", [3]))
+    cache.pin("a")
+    evicted = cache.put("d", [4, 5])
+    assert evicted == ["b", "c"], f"Called put('d', 2 blocks) with 2 of 4 blocks pinned. Returned {evicted!r}, expected ['b', 'c']."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("an entry larger than the capacity raises ValueError, not CacheFullError, even with pins")
+def test_value_error_checked_before_cache_full(impl):
+    cache = _cache(impl, 3, ("a", [0, 1]))
+    cache.pin("a")
+    with pytest.raises(ValueError):
+        cache.put("b", [1, 2, 3, 4])
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("CacheFullError is an Exception and is not a ValueError")
+def test_cache_full_error_class(impl):
+    err = impl.CacheFullError
+    assert issubclass(err, Exception) and not issubclass(err, ValueError), (
+        f"CacheFullError's bases are {err.__mro__!r}; expected an Exception subclass that is not a ValueError."
+    )
+
+
+# --- replacing pinned entries ----------------------------------------------------------
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("replacing a pinned entry keeps its pin count")
+def test_replace_pinned_keeps_pin_count(impl):
+    cache = _cache(impl, 4, ("a", [0]))
+    cache.pin("a")
+    cache.pin("a")
+    cache.put("a", [1, 2])
+    got = cache.pin_count("a")
+    assert got == 2, f"Called pin('a') twice, then put('a', [1, 2]), then pin_count('a'). Returned {got!r}, expected 2."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(3)
+@pytest.mark.edge("a pinned entry's own old blocks do not block its replace")
+def test_replace_pinned_own_blocks_not_counted(impl):
+    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]))
+    cache.pin("a")
+    evicted = cache.put("a", [3, 4, 5, 6])
+    assert evicted == ["b"], f"Called put('a', 4 blocks) over pinned 'a' (2 blocks) in a 4-block cache. Returned {evicted!r}, expected ['b']."
+    assert cache.used_blocks == 4, f"used_blocks is {cache.used_blocks}, expected 4."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("a pinned entry that grows by replace holds its new size against later puts")
+def test_replace_pinned_new_size_counts(impl):
+    cache = _cache(impl, 5, ("a", [0]))
+    cache.pin("a")
+    cache.put("a", [1, 2, 3])
+    with pytest.raises(impl.CacheFullError):
+        cache.put("b", [4, 5, 6])
+    evicted = cache.put("b", [4, 5])
+    assert evicted == [], f"Called put('b', 2 blocks) with pinned 'a' now 3 of 5 blocks. Returned {evicted!r}, expected []."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("a pinned entry that shrinks by replace frees room for later puts")
+def test_replace_pinned_shrinks(impl):
+    cache = _cache(impl, 4, ("a", [0, 1, 2]))
+    cache.pin("a")
+    cache.put("a", [3])
+    evicted = cache.put("b", [4, 5, 6])
+    assert evicted == [], f"Called put('b', 3 blocks) with pinned 'a' shrunk to 1 of 4 blocks. Returned {evicted!r}, expected []."
+
+
+# --- pin counts ---------------------------------------------------------------------------
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("pin is a count: pinned twice and unpinned once is still pinned")
+def test_pin_is_a_count(impl):
+    cache = _cache(impl, 2, ("a", [0]), ("b", [1]))
+    cache.pin("a")
+    cache.pin("a")
+    cache.unpin("a")
+    evicted = cache.put("c", [2])
+    assert evicted == ["b"], f"Called pin('a') twice and unpin('a') once, then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['b']."
+    assert cache.pin_count("a") == 1, f"Called pin_count('a'). Returned {cache.pin_count('a')!r}, expected 1."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("an entry unpinned back to 0 can be evicted again")
+def test_unpinned_entry_is_evictable(impl):
+    cache = _cache(impl, 2, ("a", [0]), ("b", [1]))
+    cache.pin("a")
+    cache.unpin("a")
+    evicted = cache.put("c", [2])
+    assert evicted == ["a"], f"Called pin('a'), unpin('a'), then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("unpin of an entry whose pin count is 0 raises ValueError, and the count stays 0")
+def test_unpin_unpinned_raises(impl):
+    cache = _cache(impl, 2, ("a", [0]))
+    with pytest.raises(ValueError):
+        cache.unpin("a")
+    got = cache.pin_count("a")
+    assert got == 0, f"Called unpin('a') on an unpinned entry (it raised), then pin_count('a'). Returned {got!r}, expected 0."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("pin, unpin and pin_count of an absent key raise KeyError")
+@pytest.mark.parametrize("method", ["pin", "unpin", "pin_count"])
+def test_pin_absent_key(impl, method):
+    cache = _cache(impl, 2, ("a", [0]))
+    with pytest.raises(KeyError):
+        getattr(cache, method)("zzz")
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("pin and unpin change neither recency nor statistics")
+def test_pin_does_not_touch(impl):
+    cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
+    cache.pin("a")
+    cache.unpin("a")
+    cache.pin_count("a")
+    got = (cache.keys(), cache.stats())
+    want = (["c", "b", "a"], {"hits": 0, "misses": 0, "evictions": 0})
+    assert got == want, f"Called pin, unpin, pin_count on 'a', then keys() and stats(). Returned {got!r}, expected {want!r}."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("an entry evicted and put again starts with pin count 0")
+def test_reinserted_entry_has_no_pins(impl):
+    cache = _cache(impl, 1, ("a", [0]))
+    cache.put("b", [1])  # evicts a
+    cache.put("a", [2])  # evicts b
+    got = cache.pin_count("a")
+    assert got == 0, f"Called pin_count('a') on a freshly re-inserted entry. Returned {got!r}, expected 0."
+
+
+# --- get_block ---------------------------------------------------------------------------
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("get_block returns the id at each valid index, first and last included")
+def test_get_block_valid_indices(impl):
+    cache = _cache(impl, 4, ("a", [10, 11, 12]))
+    got = [cache.get_block("a", i) for i in range(3)]
+    assert got == [10, 11, 12], f"Called get_block('a', i) for i in 0..2 on [10, 11, 12]. Returned {got!r}, expected [10, 11, 12]."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("index == size raises IndexError naming index")
+def test_get_block_index_equal_to_size(impl):
+    cache = _cache(impl, 4, ("a", [10, 11, 12]))
+    with pytest.raises(IndexError, match="index"):
+        cache.get_block("a", 3)
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(3)
+@pytest.mark.edge("negative indices are not counted from the end: -1 raises IndexError")
+@pytest.mark.parametrize("index", [-1, -3, -4])
+def test_get_block_negative_index(impl, index):
+    cache = _cache(impl, 4, ("a", [10, 11, 12]))
+    with pytest.raises(IndexError, match="index"):
+        cache.get_block("a", index)
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("get_block of an absent key raises KeyError, checked before the index")
+@pytest.mark.parametrize("index", [0, -1, "x"])
+def test_get_block_absent_key(impl, index):
+    cache = _cache(impl, 4, ("a", [10]))
+    with pytest.raises(KeyError):
+        cache.get_block("zzz", index)
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("an index that is not an int (a bool, a float, a str) raises TypeError naming index")
+@pytest.mark.parametrize("index", [True, 1.0, "1"], ids=["bool", "float", "str"])
+def test_get_block_index_type(impl, index):
+    cache = _cache(impl, 4, ("a", [10, 11]))
+    with pytest.raises(TypeError, match="index"):
+        cache.get_block("a", index)
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("get_block changes neither recency nor statistics")
+def test_get_block_does_not_touch(impl):
+    cache = _cache(impl, 2, ("a", [0]), ("b", [1]))
+    cache.get_block("a", 0)
+    evicted = cache.put("c", [2])
+    assert evicted == ["a"], f"Called get_block('a', 0), then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
+    got = cache.stats()
+    assert got == {"hits": 0, "misses": 0, "evictions": 1}, f"Called stats(). Returned {got!r}, expected 0 hits, 0 misses, 1 eviction."
+
+
+# --- remove ------------------------------------------------------------------------------
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("remove returns the block ids and frees the entry's blocks")
+def test_remove_frees_blocks(impl):
+    cache = _cache(impl, 4, ("a", [5, 6]), ("b", [7]))
+    got = cache.remove("a")
+    state = (got, cache.used_blocks, len(cache), cache.keys(), "a" in cache)
+    want = ([5, 6], 1, 1, ["b"], False)
+    assert state == want, f"Called remove('a'), then (used_blocks, len, keys(), 'a' in cache). Returned {state!r}, expected {want!r}."
+    evicted = cache.put("c", [8, 9, 10])
+    assert evicted == [], f"Called put('c', 3 blocks) with 1 of 4 blocks used. Returned {evicted!r}, expected []."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("remove of an absent key raises KeyError")
+def test_remove_absent_key(impl):
+    cache = _cache(impl, 4, ("a", [5]))
+    with pytest.raises(KeyError):
+        cache.remove("zzz")
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("remove of a pinned entry raises ValueError and the entry stays")
+def test_remove_pinned_raises(impl):
+    cache = _cache(impl, 4, ("a", [5]), ("b", [6]))
+    cache.pin("a")
+    before = _snapshot(cache)
+    with pytest.raises(ValueError):
+        cache.remove("a")
+    after = _snapshot(cache)
+    assert after == before, f"Called remove('a') on a pinned entry (it raised). State became {after!r}, expected {before!r}."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("remove is not an eviction and changes no statistics")
+def test_remove_is_not_an_eviction(impl):
+    cache = _cache(impl, 4, ("a", [5]))
+    cache.remove("a")
+    got = cache.stats()
+    assert got == {"hits": 0, "misses": 0, "evictions": 0}, f"Called remove('a'), then stats(). Returned {got!r}, expected all zeros."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("an entry unpinned and then removed no longer holds pinned room")
+def test_removed_entry_releases_pinned_room(impl):
+    cache = _cache(impl, 4, ("a", [0, 1, 2]))
+    cache.pin("a")
+    cache.unpin("a")
+    cache.remove("a")
+    evicted = cache.put("b", [3, 4, 5, 6])
+    assert evicted == [], f"Called pin, unpin, remove on 'a', then put('b', 4 blocks) on the empty 4-block cache. Returned {evicted!r}, expected []."

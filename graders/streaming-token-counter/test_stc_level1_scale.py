@@ -1,0 +1,195 @@
+"""Hidden suite, level 1: time and memory at scale.
+
+* memory: tracemalloc's peak of memory allocated while feeding must stay below the prompt's 4 MiB.
+  A 5 MB stream, a 10 MB token and a 32 KiB one-byte-at-a-time stream are traced from the first
+  feed to the return of finish(). The 50 MB stream is fed untraced except for its last 2 MiB:
+  tracing all of it would make a plain per-character solution (one traced allocation per
+  character, from unicodedata.category) take minutes, while a stream buffered in one growing
+  bytes/str object still shows up as one huge traced reallocation in those last 2 MiB. (A buffer
+  kept as a list of chunks is caught by the fully traced 5 MB stream.) The peak is checked after
+  every chunk, so a counter that buffers fails as soon as it crosses the bound.
+* time: linear. The implementation is timed against a baseline measured in the same process on
+  the same chunks: the slower of the reference solution and the grader's own plain per-character
+  counter (stc_oracle.StreamingOracleCounter). So a linear per-character solution is never failed
+  for not being as fast as the reference's str.translate trick; a quadratic one is, at 10x.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+import stc_oracle as oracle
+from kata.pytest_plugin import load_impl
+
+MIB = 1024 * 1024
+MEMORY_BOUND = 4 * MIB  # the prompt's bound for level 1
+BLOCK = 64 * 1024
+STREAM_MB = 50  # the issue's 50 MB stream: 48 periods of 16 blocks of 64 KiB = 50.3 MB
+FACTOR = 10
+
+
+def _reference():
+    root = Path(__file__).resolve().parents[2]
+    return load_impl(root / "solutions" / "streaming-token-counter.py", "stc_reference_solution")
+
+
+def _block(piece: str, size: int = BLOCK, head: bytes = b"", tail: bytes = b".") -> bytes:
+    """`size` bytes: head, then piece repeated (cut wherever the size falls), then tail."""
+    body = piece.encode() * (size // len(piece.encode()) + 1)
+    return head + body[: size - len(head) - len(tail)] + tail
+
+
+# Blocks of exactly 64 KiB. Each starts with a letter (or the rest of a character cut by the
+# previous block) and ends with ".", so consecutive blocks never merge into one token and the
+# count of a stream of blocks is the sum of the blocks' counts (computed by the oracle).
+ASCII_BLOCK = _block("streaming tokens   12345678, counted exactly\t\n" + "x" * 40 + "!   ")
+CJK_BLOCK = _block("流式令牌计数器在每个边界都必须精确，内存也不能增长。 第2024号请求 ok, 123456 。\r\n")
+LATIN_BLOCK = _block("éàü ößñçè ëêï, 12345 îôûÿ déjà-vu ÀÉÎ æœ!\n")  # 2 bytes a character, mostly
+SPLIT_BLOCK_1 = _block("straße Ωmega € 1234567, é" + "é" * 20 + " ", tail=b".\xf0\x9f")  # ends inside 😀
+SPLIT_BLOCK_2 = _block("ж中文 😀 ٣٣٣٣ ½ 42 e\u0301 ", head=b"\x98\x80", tail=b".")  # ...which ends here
+
+
+def _split_pair_chunks() -> list[bytes]:
+    """SPLIT_BLOCK_1 + SPLIT_BLOCK_2 as chunks, the bytes around the cut emoji one at a time."""
+    b1, b2 = SPLIT_BLOCK_1, SPLIT_BLOCK_2
+    return [b1[:-3], b1[-3:-2], b1[-2:-1], b1[-1:], b"", b2[:1], b2[1:2], b2[2:3], b2[3:]]
+
+
+def feed_measuring_peak(counter, chunks, what: str, traced_from: int = 0) -> int:
+    """Feed every chunk and finish; tracemalloc runs from chunk `traced_from` on (0: all of it).
+    Fails as soon as the traced peak passes the bound."""
+    for chunk in chunks[:traced_from]:
+        counter.feed(chunk)
+    tracemalloc.start()
+    try:
+        for i, chunk in enumerate(chunks[traced_from:], start=traced_from):
+            counter.feed(chunk)
+            peak = tracemalloc.get_traced_memory()[1]
+            if peak > MEMORY_BOUND:
+                fed = sum(len(c) for c in chunks[: i + 1])
+                pytest.fail(f"Fed {what}: after {fed:,} bytes the peak traced memory was {peak:,} bytes, "
+                            f"expected it to stay below {MEMORY_BOUND:,} (4 MiB).")
+        count = counter.finish()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= MEMORY_BOUND, (
+        f"Fed {what} and called finish(). Peak traced memory was {peak:,} bytes, expected below {MEMORY_BOUND:,}.")
+    return count
+
+
+# --- memory ---------------------------------------------------------------------
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a 5 MB stream in chunks from 1 byte to 64 KiB: exact count, traced peak below 4 MiB")
+def test_five_megabyte_stream_traced(impl):
+    # mostly 2-byte Latin letters: under tracemalloc the cheapest bytes for a per-character loop
+    data = b"".join(([LATIN_BLOCK] * 6 + [ASCII_BLOCK, CJK_BLOCK, SPLIT_BLOCK_1, SPLIT_BLOCK_2]) * 8)  # 5.2 MB
+    sizes = [65536, 1, 3, 40000, 7, 65536, 2, 65536, 12345, 1, 1, 65535]  # cuts fall anywhere
+    chunks = []
+    i = 0
+    while i < len(data):
+        size = sizes[len(chunks) % len(sizes)]
+        chunks.append(data[i:i + size])
+        i += size
+    expected = 8 * (6 * oracle.count_stream(LATIN_BLOCK) + oracle.count_stream(ASCII_BLOCK)
+                    + oracle.count_stream(CJK_BLOCK) + oracle.count_stream(SPLIT_BLOCK_1 + SPLIT_BLOCK_2))
+    got = feed_measuring_peak(impl.TokenCounter(), chunks, f"a {len(data):,}-byte stream in 1-byte to 64 KiB chunks")
+    assert got == expected, f"Fed a {len(data):,}-byte stream and called finish(). Returned {got!r}, expected {expected}."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(3)
+@pytest.mark.edge("a 50 MB stream in chunks from 1 byte to 64 KiB: exact count; traced peak over its last 2 MiB below 4 MiB")
+def test_fifty_megabyte_stream(impl):
+    # Mostly Chinese text (3 bytes a character: the cheapest bytes for a per-character loop),
+    # one ASCII block in 16, and one emoji cut across a block boundary, fed a byte at a time.
+    period = [CJK_BLOCK] * 13 + [ASCII_BLOCK] + _split_pair_chunks()
+    per_period = (13 * oracle.count_stream(CJK_BLOCK) + oracle.count_stream(ASCII_BLOCK)
+                  + oracle.count_stream(SPLIT_BLOCK_1 + SPLIT_BLOCK_2))
+    periods = STREAM_MB * 1_000_000 // (16 * BLOCK) + 1
+    chunks = period * periods
+    total = periods * 16 * BLOCK
+    got = feed_measuring_peak(impl.TokenCounter(), chunks, f"a {total:,}-byte stream (its last 2 MiB traced)",
+                              traced_from=len(chunks) - 2 * len(period))
+    expected = per_period * periods
+    assert got == expected, f"Fed a {total:,}-byte stream and called finish(). Returned {got!r}, expected {expected}."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(3)
+@pytest.mark.edge("a single 10 MB token, cut inside characters at every chunk boundary: traced peak below 4 MiB")
+def test_ten_megabyte_token(impl):
+    token = "é".encode() * 5_000_000 + "e\u0301".encode() * 10  # letters and marks: one token
+    data = b"(" + token + b")"
+    size = BLOCK - 1  # odd: most cuts fall between the two bytes of an "é"
+    chunks = [data[i:i + size] for i in range(0, len(data), size)]
+    got = feed_measuring_peak(impl.TokenCounter(), chunks, f"a {len(data):,}-byte stream holding one 10 MB token")
+    assert got == 3, f"Fed b'(' + 10 MB of letters + b')' in {size}-byte chunks and called finish(). Returned {got!r}, expected 3."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a 32 KiB mixed stream fed one byte at a time: exact count, traced peak below 4 MiB")
+def test_one_byte_chunks(impl):
+    rng = random.Random(7)
+    pieces = ["word", " ", "12345", "é", "😀", "\r\n", "e\u0301", "!", "\xff", "٣٣"]
+    data = b"".join(p.encode("latin-1") if p == "\xff" else p.encode()
+                    for p in rng.choices(pieces, k=6000))[: 32 * 1024]
+    chunks = [data[i:i + 1] for i in range(len(data))]
+    got = feed_measuring_peak(impl.TokenCounter(), chunks, f"a {len(data):,}-byte stream one byte at a time")
+    expected = oracle.count_stream(data)
+    assert got == expected, f"Fed a {len(data):,}-byte mixed stream one byte at a time and called finish(). Returned {got!r}, expected {expected}."
+
+
+# --- time -----------------------------------------------------------------------
+
+
+def _time_counter(make, chunks, deadline=None):
+    start = time.perf_counter()
+    counter = make()
+    for chunk in chunks:
+        counter.feed(chunk)
+        if deadline is not None and time.perf_counter() - start > deadline:
+            return None, time.perf_counter() - start
+    return counter.finish(), time.perf_counter() - start
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("linear time: 300 KB in 1- to 64-byte chunks, within 10x of the slower of two linear baselines")
+def test_linear_time_many_small_chunks(impl):
+    rng = random.Random(11)
+    words = ["token", "stream", " ", "  ", "1234567", "é", "ж", "😀", ",", "\n", "e\u0301"]
+    data = "".join(rng.choices(words, k=60_000)).encode()[:300_000]
+    chunks = []
+    i = 0
+    while i < len(data):
+        size = rng.randint(1, 64)
+        chunks.append(data[i:i + size])
+        i += size
+    reference = _reference()
+
+    def measure():
+        expected, ref_time = _time_counter(reference.TokenCounter, chunks)
+        _, oracle_time = _time_counter(oracle.StreamingOracleCounter, chunks)
+        baseline = max(ref_time, oracle_time)
+        limit = FACTOR * baseline + 0.05
+        got, elapsed = _time_counter(impl.TokenCounter, chunks, deadline=limit)
+        return expected, got, elapsed, limit, baseline, ref_time, oracle_time
+
+    expected, got, elapsed, limit, baseline, ref_time, oracle_time = measure()
+    if elapsed > limit:  # measure once more before failing: the machine may have been busy
+        expected, got, elapsed, limit, baseline, ref_time, oracle_time = measure()
+    assert elapsed <= limit, (
+        f"Fed {len(data):,} bytes in {len(chunks):,} chunks of 1-64 bytes. It took {elapsed:.2f}s (stopped), "
+        f"expected at most {FACTOR}x the baseline of {baseline:.2f}s (reference {ref_time:.2f}s, plain per-character "
+        f"counter {oracle_time:.2f}s).")
+    assert got == expected, f"Fed {len(data):,} bytes in small chunks and called finish(). Returned {got!r}, expected {expected}."
