@@ -1,0 +1,306 @@
+"""`kata engine run` and `kata engine compare`: the reference engine from the terminal.
+
+Only typer and the standard library are imported at module level, so `kata --help` stays fast;
+numpy, rich and the engine load inside the commands. Bad input is one line on stderr and exit
+code 2, never a traceback.
+
+    kata engine run --workload chat --num-requests 200 --hardware H100
+    kata engine run --no-compute --num-requests 100000           # simulate a large trace
+    kata engine run --scheduler workspace/priority_scheduler.py  # your policy vs the reference
+    kata engine compare --workload chat             # static vs continuous, paged vs reserved
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import typer
+
+engine_app = typer.Typer(
+    help="Run the reference inference engine (paged KV cache, continuous batching) on a trace.",
+    no_args_is_help=True, add_completion=False)
+
+WORKLOADS = ("chat", "bursty", "shared-prefix")  # (engine.workloads.WORKLOADS, without numpy)
+HARDWARE = ("A10G", "A100", "H100", "H200")
+SPARK = " ▁▂▃▄▅▆▇█"
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        _fail(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
+
+
+def _positive(**values: float) -> None:
+    for name, value in values.items():
+        if not value > 0:
+            _fail(f"--{name.replace('_', '-')} must be > 0, got {value}")
+
+
+def _console():
+    from rich.console import Console
+
+    plain = bool(os.environ.get("KATA_PLAIN")) or bool(os.environ.get("NO_COLOR"))
+    return Console(highlight=False, no_color=plain, width=100 if plain else None)
+
+
+def _load_plugin(kind: str, path: Path):
+    """A learner policy through engine.adapters.<module>.load(path)."""
+    import importlib
+
+    from engine.adapters import PolicyError, check_policy
+
+    module_name = {"batcher": "token_batcher", "scheduler": "priority_scheduler"}[kind]
+    if not path.is_file():
+        _fail(f"--{kind} {path}: no such file")
+    try:
+        module = importlib.import_module(f"engine.adapters.{module_name}")
+    except ModuleNotFoundError as e:
+        if e.name == f"engine.adapters.{module_name}":
+            _fail(f"the --{kind} plug-in is not available yet "
+                  f"(engine/adapters/{module_name}.py is missing)")
+        raise
+    try:
+        return check_policy(module.load(path), kind=kind)
+    except PolicyError as e:
+        _fail(str(e))
+    except Exception as e:  # the learner's file failed to import or build
+        _fail(f"--{kind} {path}: could not load the policy: {type(e).__name__}: {e}")
+
+
+# --- shared helpers (numpy/rich imported lazily through these) --------------------------------
+
+
+def _build_config(*, block_size, num_blocks, max_num_seqs, max_num_batched_tokens, hardware,
+                  backend, device, compute, policy="fcfs", preemption="recompute",
+                  batching="continuous", memory="paged", num_host_blocks=None,
+                  prefix_caching=True, max_model_len=4096):
+    from engine.config import CacheConfig, EngineConfig, ModelConfig, SchedulerConfig
+
+    try:
+        return EngineConfig(
+            model=ModelConfig(max_model_len=max_model_len),
+            cache=CacheConfig(block_size=block_size, num_blocks=num_blocks,
+                              num_host_blocks=num_blocks if num_host_blocks is None
+                              else num_host_blocks,
+                              enable_prefix_caching=prefix_caching),
+            scheduler=SchedulerConfig(max_num_seqs=max_num_seqs,
+                                      max_num_batched_tokens=max_num_batched_tokens,
+                                      policy=policy, preemption_mode=preemption,
+                                      batching=batching, memory=memory),
+            compute=compute, backend=backend, device=device, hardware=hardware)
+    except ValueError as e:
+        _fail(str(e))
+
+
+def _run_engine(config, trace, *, scheduler_policy=None, batcher_policy=None):
+    from engine.adapters import PolicyError
+    from engine.llm_engine import LLMEngine
+
+    try:
+        return LLMEngine(config, scheduler_policy=scheduler_policy,
+                         batcher_policy=batcher_policy).run(trace)
+    except PolicyError as e:
+        typer.echo(f"error: your policy: {e}", err=True)
+        raise typer.Exit(1)
+    except (ImportError, RuntimeError) as e:
+        if "torch" in str(e) or "CUDA" in str(e):
+            _fail(f"the torch backend is not usable here: {e}")
+        raise
+
+
+def _check_backend(backend: str, device: str, compute: bool) -> None:
+    _choice("backend", backend, ("numpy", "torch"))
+    _choice("device", device.split(":")[0], ("cpu", "cuda"))
+    if backend == "numpy" and device != "cpu":
+        _fail("--device cuda needs --backend torch")
+    if backend == "torch" and compute:
+        import importlib.util
+
+        if importlib.util.find_spec("torch") is None:
+            _fail("--backend torch needs torch installed (CPU build: pip install torch==2.13.0)")
+
+
+ROWS = [  # (label, metric field, format)
+    ("requests", "num_requests", "{:.0f}"),
+    ("output tokens/s", "output_tokens_per_s", "{:,.0f}"),
+    ("requests/s", "requests_per_s", "{:.2f}"),
+    ("TTFT p50/p90/p99 s", ("ttft_p50", "ttft_p90", "ttft_p99"), "{:.3f}"),
+    ("TPOT p50/p90/p99 ms", ("tpot_p50", "tpot_p90", "tpot_p99"), "ms"),
+    ("E2E p50/p90/p99 s", ("e2e_p50", "e2e_p90", "e2e_p99"), "{:.2f}"),
+    ("KV use mean/peak", ("kv_utilization_mean", "kv_utilization_peak"), "%"),
+    ("KV waste *", "kv_waste", "%"),
+    ("preemptions", "num_preemptions", "{:.0f}"),
+    ("prefix-cache hits", "prefix_cache_hit_rate", "%"),
+    ("simulated time s", "makespan_s", "{:.2f}"),
+    ("steps", "num_steps", "{:,.0f}"),
+]
+WASTE_NOTE = ("* reserved KV slots holding no token (time-weighted): under paging, the unfilled "
+              "end of each last block")
+
+
+def _fmt(metrics, field, fmt) -> str:
+    fields = field if isinstance(field, tuple) else (field,)
+    values = [getattr(metrics, f) for f in fields]
+    if fmt == "%":
+        return "/".join(f"{v:.1%}" for v in values)
+    if fmt == "ms":
+        return "/".join(f"{v * 1e3:.1f}" for v in values)
+    return "/".join(fmt.format(v) for v in values)
+
+
+def _metrics_table(columns: dict):
+    from rich.table import Table
+
+    table = Table()
+    table.add_column("metric")
+    for name in columns:
+        table.add_column(name, justify="right", overflow="fold")
+    for label, field, fmt in ROWS:
+        table.add_row(label, *(_fmt(m, field, fmt) for m in columns.values()))
+    return table
+
+
+def kv_chart(samples: list[tuple[float, float]], width: int = 60) -> str:
+    """A one-line chart of KV utilisation over time. Example: '▁▃▅███▇▅▂'."""
+    if not samples:
+        return ""
+    values = [u for _, u in samples]
+    step = max(1, -(-len(values) // width))
+    cols = [max(values[i:i + step]) for i in range(0, len(values), step)]
+    return "".join(SPARK[min(len(SPARK) - 1, round(v * (len(SPARK) - 1)))] for v in cols)
+
+
+def _print_chart(console, label: str, metrics) -> None:
+    end = metrics.kv_usage_over_time[-1][0] if metrics.kv_usage_over_time else 0.0
+    console.print(f"KV blocks in use over time, {label} (0 to {end:.1f} s, full height = 100%):")
+    console.print(f"  |{kv_chart(metrics.kv_usage_over_time)}|")
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+@engine_app.command()
+def run(
+    workload: str = typer.Option("chat", help="chat, bursty or shared-prefix."),
+    num_requests: int = typer.Option(100, help="Requests in the trace."),
+    rate: float = typer.Option(20.0, help="Mean arrivals per simulated second."),
+    seed: int = typer.Option(0, help="Trace seed."),
+    max_tokens: int = typer.Option(None, help="Cap every request's output length."),
+    policy: str = typer.Option("fcfs", help="fcfs or priority."),
+    preemption: str = typer.Option("recompute", help="recompute or swap."),
+    block_size: int = typer.Option(16, help="Token slots per KV block."),
+    num_blocks: int = typer.Option(2048, help="KV blocks in the pool."),
+    max_num_seqs: int = typer.Option(64, help="Sequences per step."),
+    max_num_batched_tokens: int = typer.Option(2048, help="Token budget per step."),
+    hardware: str = typer.Option("A100", help="A10G, A100, H100 or H200 (simulated time)."),
+    backend: str = typer.Option("numpy", help="numpy or torch."),
+    device: str = typer.Option("cpu", help="cpu or cuda (torch backend)."),
+    compute: bool = typer.Option(True, "--compute/--no-compute",
+                                 help="Run the tiny model, or only simulate (no tensors)."),
+    batcher: Path = typer.Option(None, help="Your token-batcher solution, run next to the "
+                                            "reference admission."),
+    scheduler: Path = typer.Option(None, help="Your priority-scheduler solution, run next to "
+                                              "the reference policy."),
+    as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
+) -> None:
+    """Run one trace through the engine; print its metrics and KV usage over time."""
+    _choice("workload", workload, WORKLOADS)
+    _choice("policy", policy, ("fcfs", "priority"))
+    _choice("preemption mode", preemption, ("recompute", "swap"))
+    _choice("hardware profile", hardware, HARDWARE)
+    _positive(num_requests=num_requests, rate=rate, block_size=block_size,
+              num_blocks=num_blocks, max_num_seqs=max_num_seqs,
+              max_num_batched_tokens=max_num_batched_tokens,
+              max_tokens=1 if max_tokens is None else max_tokens)
+    _check_backend(backend, device, compute)
+    learner = {}
+    if scheduler is not None:
+        learner["scheduler_policy"] = _load_plugin("scheduler", scheduler)
+    if batcher is not None:
+        learner["batcher_policy"] = _load_plugin("batcher", batcher)
+    config = _build_config(block_size=block_size, num_blocks=num_blocks,
+                           max_num_seqs=max_num_seqs,
+                           max_num_batched_tokens=max_num_batched_tokens, hardware=hardware,
+                           backend=backend, device=device, compute=compute, policy=policy,
+                           preemption=preemption)
+    from engine.workloads import make_workload
+
+    trace = make_workload(workload, num_requests, seed=seed, rate=rate,
+                          max_model_len=config.model.max_model_len, with_token_ids=True)
+    if max_tokens is not None:
+        trace = [replace(r, output_len=min(r.output_len, max_tokens)) for r in trace]
+    results = {"reference": _run_engine(config, trace)}
+    if learner:
+        results["yours"] = _run_engine(config, trace, **learner)
+    if as_json:
+        typer.echo(json.dumps({k: r.metrics.to_dict() for k, r in results.items()}, indent=2))
+        return
+    console = _console()
+    mode = "tiny model computed" if compute else "simulated, no tensors"
+    console.print(f"{workload}, {num_requests} requests at {rate:g}/s on {hardware} ({mode}, "
+                  f"{backend}); {num_blocks} blocks of {block_size}, policy {policy}")
+    console.print(_metrics_table({k: r.metrics for k, r in results.items()}))
+    console.print(WASTE_NOTE)
+    for name, r in results.items():
+        _print_chart(console, name, r.metrics)
+    walls = ", ".join(f"{k} {r.wall_time_s:.1f} s" for k, r in results.items())
+    console.print(f"wall time: {walls}")
+
+
+@engine_app.command()
+def compare(
+    workload: str = typer.Option("chat", help="chat, bursty or shared-prefix."),
+    num_requests: int = typer.Option(300, help="Requests in the trace."),
+    rate: float = typer.Option(20.0, help="Mean arrivals per simulated second."),
+    seed: int = typer.Option(0, help="Trace seed."),
+    block_size: int = typer.Option(16, help="Token slots per KV block."),
+    num_blocks: int = typer.Option(2048, help="KV blocks in the pool (the same for all)."),
+    max_num_seqs: int = typer.Option(64, help="Sequences per step (batch size for static)."),
+    hardware: str = typer.Option("A100", help="A10G, A100, H100 or H200."),
+    compute: bool = typer.Option(False, "--compute/--no-compute",
+                                 help="Run the tiny model too (slower; same figures)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
+) -> None:
+    """Static vs continuous batching, and paged vs reserve-max-length memory, on one trace."""
+    _choice("workload", workload, WORKLOADS)
+    _choice("hardware profile", hardware, HARDWARE)
+    _positive(num_requests=num_requests, rate=rate, block_size=block_size,
+              num_blocks=num_blocks, max_num_seqs=max_num_seqs)
+    common = dict(block_size=block_size, num_blocks=num_blocks, max_num_seqs=max_num_seqs,
+                  max_num_batched_tokens=max(2048, max_num_seqs), hardware=hardware,
+                  backend="numpy", device="cpu", compute=compute)
+    configs = {
+        "continuous, paged": _build_config(**common),
+        "static batching": _build_config(**common, batching="static"),
+        "continuous, reserve max len": _build_config(**common, memory="reserve"),
+    }
+    from engine.workloads import make_workload
+
+    trace = make_workload(workload, num_requests, seed=seed, rate=rate,
+                          max_model_len=configs["continuous, paged"].model.max_model_len,
+                          with_token_ids=True)
+    results = {name: _run_engine(cfg, trace) for name, cfg in configs.items()}
+    if as_json:
+        typer.echo(json.dumps({k: r.metrics.to_dict() for k, r in results.items()}, indent=2))
+        return
+    console = _console()
+    title = (f"{workload}, {num_requests} requests at {rate:g}/s on {hardware}; the same "
+             f"{num_blocks} blocks of {block_size} for each")
+    console.print(title)
+    console.print(_metrics_table({k: r.metrics for k, r in results.items()}))
+    console.print(WASTE_NOTE)
+    base = results["continuous, paged"].metrics.output_tokens_per_s
+    for name, r in results.items():
+        if name != "continuous, paged":
+            ratio = base / r.metrics.output_tokens_per_s
+            console.print(f"continuous, paged: {ratio:.1f}x the output throughput of {name}")
+    for name, r in results.items():
+        _print_chart(console, name, r.metrics)

@@ -1,0 +1,265 @@
+"""The engine loop: add requests, then step until done. Each step reads like the algorithm:
+
+    batch = self.scheduler.schedule()                              # who runs, which KV slots
+    token_ids = self._execute(batch)                               # the model (if computing)
+    self.clock += self.cost_model.step_time(batch)                 # simulated GPU time
+    finished = self.scheduler.postprocess(batch, token_ids, self.clock)
+
+    engine = LLMEngine(EngineConfig())
+    engine.generate(["Hello"], SamplingParams(max_tokens=8))       -> ['\\x9b...']  (tiny model)
+    engine = LLMEngine(EngineConfig(compute=False))
+    engine.run(make_workload("chat", 1000)).metrics.ttft_p99     -> 0.41  (simulated seconds)
+
+Time is simulated (see cost_model.py): requests carry arrival times, and the clock jumps to the
+next arrival when the engine is idle. With compute=False no tensor is ever made: the scheduler,
+block manager and cost model run alone, which is what makes 100k-request traces quick.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.attention import AttentionMetadata, PrefillChunk
+from engine.block_manager import BlockManager
+from engine.config import MODEL_PRESETS, EngineConfig
+from engine.cost_model import HARDWARE, CostModel
+from engine.metrics import Metrics, MetricsRecorder, summarize
+from engine.model import TinyModel, decode, encode, sample
+from engine.scheduler import ScheduledBatch, Scheduler
+from engine.sequence import SamplingParams, Sequence
+from engine.static_batcher import StaticBatchScheduler
+from engine.workloads import Request
+
+
+@dataclass(slots=True)
+class RequestOutput:
+    request_id: str
+    seq_id: int
+    num_prompt_tokens: int
+    output_token_ids: list[int]  # empty when simulating
+    text: str
+    num_output_tokens: int
+    finish_reason: str  # "length" or "stop"
+    ttft: float
+    e2e_latency: float
+    num_preemptions: int
+
+
+@dataclass(slots=True)
+class RunResult:
+    metrics: Metrics
+    outputs: list[RequestOutput] = field(default_factory=list)
+    wall_time_s: float = 0.0  # real seconds the run took
+
+
+class LLMEngine:
+    def __init__(self, config: EngineConfig | None = None, *, scheduler_policy: object = None,
+                 batcher_policy: object = None) -> None:
+        self.config = c = config if config is not None else EngineConfig()
+        self.block_manager = BlockManager(
+            c.cache.num_blocks, c.cache.block_size,
+            enable_prefix_caching=c.cache.enable_prefix_caching,
+            num_host_blocks=c.cache.num_host_blocks)
+        scheduler_cls = StaticBatchScheduler if c.scheduler.batching == "static" else Scheduler
+        self.scheduler = scheduler_cls(c.scheduler, self.block_manager,
+                                       max_model_len=c.model.max_model_len,
+                                       policy=scheduler_policy, batcher=batcher_policy,
+                                       track_decodes=c.compute)
+        self.cost_model = CostModel(HARDWARE[c.hardware], MODEL_PRESETS[c.cost_model],
+                                    c.cache.block_size)
+        self.recorder = MetricsRecorder()
+        self.clock = 0.0  # simulated seconds
+        self._pending: list[tuple[float, int, Sequence]] = []  # not yet arrived (heap)
+        self._finished: list[Sequence] = []
+        self._next_seq_id = 0
+        self.model = self.kv_cache = None
+        if c.compute:
+            self._init_model()
+
+    def _init_model(self) -> None:
+        c = self.config
+        m, cache = c.model, c.cache
+        args = (m.num_layers, cache.num_blocks, cache.block_size, m.num_kv_heads, m.head_dim)
+        if c.backend == "torch":  # imported only when asked for
+            from engine.backends.torch_backend import TorchKVCache, TorchModel
+
+            self.model = TorchModel(TinyModel(m), device=c.device)
+            self.kv_cache = TorchKVCache(*args, dtype=m.dtype, device=c.device,
+                                         num_host_blocks=cache.num_host_blocks)
+        else:
+            from engine.kv_cache import KVCache
+
+            self.model = TinyModel(m)
+            self.kv_cache = KVCache(*args, dtype=m.dtype, num_host_blocks=cache.num_host_blocks)
+
+    # --- requests ----------------------------------------------------------------------
+
+    def add_request(self, prompt: str | list[int] | None = None,
+                    params: SamplingParams | None = None, *, num_prompt_tokens: int | None = None,
+                    arrival_time: float | None = None, priority: int = 0,
+                    request_id: str | None = None) -> str:
+        """Queue a request; it arrives at `arrival_time` (default: now). Returns its id.
+
+        prompt: text (byte-encoded after a BOS token) or token ids. When simulating, a prompt may
+        be given by `num_prompt_tokens` alone.
+        """
+        params = params if params is not None else SamplingParams()
+        ids = encode(prompt) if isinstance(prompt, str) else (
+            list(prompt) if prompt is not None else None)
+        n = len(ids) if ids is not None else num_prompt_tokens
+        max_len = self.config.model.max_model_len
+        if n is None or n < 1:
+            raise ValueError("add_request: give a non-empty prompt or num_prompt_tokens >= 1")
+        if n >= max_len:
+            raise ValueError(f"add_request: the prompt has {n} tokens; max_model_len is {max_len}")
+        if ids is None and self.config.compute:
+            raise ValueError("add_request: computing needs prompt token ids")
+        if ids is not None and any(not 0 <= t < self.config.model.vocab_size for t in ids):
+            raise ValueError("add_request: a prompt token id is outside the vocabulary")
+        seq_id, self._next_seq_id = self._next_seq_id, self._next_seq_id + 1
+        arrival = self.clock if arrival_time is None else float(arrival_time)
+        seq = Sequence(seq_id=seq_id, request_id=request_id or f"req-{seq_id}",
+                       prompt_token_ids=ids, num_prompt_tokens=n, params=params,
+                       max_tokens=min(params.max_tokens, max_len - n), arrival_time=arrival,
+                       priority=priority)
+        if params.temperature > 0:
+            seq.rng = np.random.default_rng(params.seed if params.seed is not None else seq_id)
+        heapq.heappush(self._pending, (arrival, seq_id, seq))
+        return seq.request_id
+
+    def add_trace(self, requests: Iterable[Request]) -> None:
+        """Queue a workload trace; each request stops after its output_len tokens."""
+        for r in requests:
+            self.add_request(list(r.prompt_token_ids) if r.prompt_token_ids else None,
+                             SamplingParams(max_tokens=r.output_len, ignore_eos=True),
+                             num_prompt_tokens=r.num_prompt_tokens, arrival_time=r.arrival_time,
+                             priority=r.priority, request_id=r.request_id)
+
+    def has_unfinished(self) -> bool:
+        return bool(self._pending) or self.scheduler.has_unfinished()
+
+    # --- the loop --------------------------------------------------------------------------
+
+    def step(self) -> list[RequestOutput]:
+        """Run one iteration; returns the requests that finished in it."""
+        return [self._output(s) for s in self._step()]
+
+    def _step(self) -> list[Sequence]:
+        scheduler, pending = self.scheduler, self._pending
+        if pending and pending[0][0] <= self.clock:
+            self._release_arrivals()
+        if not scheduler.has_unfinished():
+            if not pending:
+                return []
+            self.clock = pending[0][0]  # idle: jump to the next arrival
+            self._release_arrivals()
+        batch = scheduler.schedule()
+        if batch.is_empty and not batch.preempted:
+            if self._pending:  # nothing could be admitted; wait for the next arrival
+                self.clock = max(self.clock, self._pending[0][0])
+                return []
+            raise RuntimeError("the scheduler made no progress: nothing runs and no waiting "
+                               "request was admitted (a batcher policy that admits nothing?)")
+        token_ids = self._execute(batch) if self.config.compute else None
+        duration = self.cost_model.step_time(batch)
+        self.clock += duration
+        finished = self.scheduler.postprocess(batch, token_ids, self.clock)
+        self.recorder.record_step(self.clock, duration, self.scheduler.num_used_blocks,
+                                  self.scheduler.num_running_tokens,
+                                  self.scheduler.num_reserved_slots)
+        self._finished += finished
+        return finished
+
+    def run(self, requests: Iterable[Request] | None = None) -> RunResult:
+        """Add a trace (optional), step until every request is done, summarise.
+
+        RunResult.outputs lists each finished request (empty when simulating: see
+        `finished_seqs` for per-request timestamps then).
+        """
+        start = time.perf_counter()
+        if requests is not None:
+            self.add_trace(requests)
+        num_done = len(self._finished)
+        while self.has_unfinished():
+            self._step()
+        outputs = ([self._output(s) for s in self._finished[num_done:]]
+                   if self.config.compute else [])
+        return RunResult(self.metrics(), outputs, time.perf_counter() - start)
+
+    @property
+    def finished_seqs(self) -> list[Sequence]:
+        """Every finished sequence so far, in finishing order."""
+        return self._finished
+
+    def generate(self, prompts: list[str], params: SamplingParams | None = None) -> list[str]:
+        """Texts for prompts, in order. Example: generate(["Hi"], SamplingParams(max_tokens=4))."""
+        ids = [self.add_request(p, params) for p in prompts]
+        texts = {o.request_id: o.text for o in self.run().outputs}
+        return [texts[i] for i in ids]
+
+    def metrics(self) -> Metrics:
+        bm = self.block_manager
+        return summarize(self._finished, self.recorder, num_blocks=bm.num_blocks,
+                         num_preemptions=self.scheduler.num_preemptions,
+                         cache_hit_tokens=bm.num_cache_hit_tokens,
+                         cache_query_tokens=bm.num_cache_query_tokens)
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _release_arrivals(self) -> None:
+        pending = self._pending
+        while pending and pending[0][0] <= self.clock:
+            self.scheduler.add(heapq.heappop(pending)[2])
+
+    def _execute(self, batch: ScheduledBatch) -> dict[int, int]:
+        """Move KV blocks as planned, run the model on the batch, sample. -> seq_id: token."""
+        kv, bm = self.kv_cache, self.block_manager
+        kv.swap_out(batch.swap_out)  # before anything overwrites the freed blocks
+        kv.swap_in(batch.swap_in)
+        kv.copy_blocks(batch.copies)  # copy-on-write, before this step's writes
+        if not batch.prefills and not batch.decodes:
+            return {}
+        input_ids: list[int] = []
+        positions: list[int] = []
+        slots: list[int] = []
+        meta = AttentionMetadata(slot_mapping=np.zeros(0, np.intp))
+        sample_rows: list[int] = []
+        sample_seqs: list[Sequence] = []
+        for seq, n in batch.prefills:  # rows [row, row + n): one chunk of one sequence
+            start, row = seq.num_computed_tokens, len(input_ids)
+            input_ids += seq.token_ids[start:start + n]
+            positions += range(start, start + n)
+            slots += bm.slot_mapping(seq.seq_id, start, start + n)
+            meta.prefills.append(PrefillChunk(row, n, start, bm.block_tables[seq.seq_id]))
+            if start + n == seq.num_tokens:
+                sample_rows.append(row + n - 1)
+                sample_seqs.append(seq)
+        meta.num_prefill_tokens = len(input_ids)
+        for seq in batch.decodes:  # one row each: the newest token
+            pos = seq.num_tokens - 1
+            sample_rows.append(len(input_ids))
+            sample_seqs.append(seq)
+            input_ids.append(seq.token_ids[pos])
+            positions.append(pos)
+            slots += bm.slot_mapping(seq.seq_id, pos, pos + 1)
+            meta.decode_block_tables.append(bm.block_tables[seq.seq_id])
+            meta.decode_context_lens.append(pos + 1)
+        meta.slot_mapping = np.asarray(slots, np.intp)
+        meta.sample_rows = np.asarray(sample_rows, np.intp)
+        logits = self.model.forward(np.asarray(input_ids, np.intp),
+                                    np.asarray(positions, np.intp), meta, kv)
+        return dict(zip((s.seq_id for s in sample_seqs), sample(logits, sample_seqs)))
+
+    def _output(self, seq: Sequence) -> RequestOutput:
+        stopped = seq.num_output_tokens < seq.max_tokens
+        return RequestOutput(
+            request_id=seq.request_id, seq_id=seq.seq_id, num_prompt_tokens=seq.num_prompt_tokens,
+            output_token_ids=list(seq.output_token_ids), text=decode(seq.output_token_ids),
+            num_output_tokens=seq.num_output_tokens, finish_reason="stop" if stopped else "length",
+            ttft=seq.first_token_time - seq.arrival_time,
+            e2e_latency=seq.finish_time - seq.arrival_time, num_preemptions=seq.num_preemptions)

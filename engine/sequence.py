@@ -1,0 +1,94 @@
+"""One request's state as it moves through the engine: waiting -> running -> finished.
+
+A `Sequence` holds token ids (prompt, then output), how many of them already have KV in the cache
+(`num_computed_tokens`), and the timestamps the metrics are made from. The block manager keeps its
+block table; the scheduler moves it between queues.
+
+    seq = Sequence(seq_id=0, request_id="r0", prompt_token_ids=[256, 104, 105], ...)
+    seq.num_tokens           -> 3      (prompt + output so far)
+    seq.num_computed_tokens  -> 0      (nothing in the KV cache yet: it needs a prefill)
+
+Without compute (simulation), output token *ids* are never made up: only counts move, and
+`prompt_token_ids` may be None when prefix caching is not wanted.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+class SequenceStatus(enum.Enum):
+    WAITING = "waiting"  # queued: no KV blocks (new, or preempted by recompute)
+    RUNNING = "running"  # holds KV blocks; in prefill or decode
+    SWAPPED = "swapped"  # preempted by swap: its blocks sit in the host pool
+    FINISHED = "finished"
+
+
+@dataclass(slots=True)
+class SamplingParams:
+    """Per-request generation settings.
+
+    temperature 0 is greedy (argmax). Otherwise softmax(logits / temperature), optionally cut to
+    the `top_k` largest, sampled with a generator seeded by `seed`: the same seed gives the same
+    tokens, even across preemption.
+    """
+
+    max_tokens: int = 64
+    temperature: float = 0.0
+    top_k: int = 0  # 0 = no cut
+    seed: int | None = None
+    ignore_eos: bool = False
+
+    def __post_init__(self) -> None:
+        if self.max_tokens < 1:
+            raise ValueError(f"SamplingParams.max_tokens must be >= 1, got {self.max_tokens}")
+        if self.temperature < 0:
+            raise ValueError(f"SamplingParams.temperature must be >= 0, got {self.temperature}")
+        if self.top_k < 0:
+            raise ValueError(f"SamplingParams.top_k must be >= 0, got {self.top_k}")
+
+
+@dataclass(slots=True, eq=False)  # eq=False: compared and hashed by identity
+class Sequence:
+    seq_id: int
+    request_id: str
+    prompt_token_ids: list[int] | None  # None: a simulated prompt with no ids (no prefix caching)
+    num_prompt_tokens: int
+    params: SamplingParams
+    max_tokens: int  # params.max_tokens, clipped so prompt + output <= max_model_len
+    arrival_time: float = 0.0
+    priority: int = 0  # lower runs first under the "priority" policy
+    status: SequenceStatus = SequenceStatus.WAITING
+    output_token_ids: list[int] = field(default_factory=list)  # filled only when computing
+    num_output_tokens: int = 0
+    num_computed_tokens: int = 0  # tokens whose K/V are in the cache
+    num_cached_tokens: int = 0  # of those, found in the prefix cache at the last allocation
+    rng: np.random.Generator | None = None  # for seeded sampling
+    # --- timestamps (simulated seconds) and counters, for metrics.py
+    first_token_time: float | None = None
+    finish_time: float | None = None
+    num_preemptions: int = 0
+    # --- scheduler bookkeeping (see scheduler.py: decode progress is tracked lazily)
+    synced_step: int = 0  # num_output_tokens is exact as of the start of this step
+    wake_step: int = -1  # next step the scheduler must look at this sequence
+    finish_step: int = -1  # step after which it has produced max_tokens
+    running_order: int = 0  # admission counter: lower = admitted earlier
+    decoding: bool = False  # running and past its prefill: one new token per step
+    phase: int = -1  # simulation: step % block_size at which it takes a new block, once counted
+
+    @property
+    def num_tokens(self) -> int:
+        return self.num_prompt_tokens + self.num_output_tokens
+
+    @property
+    def token_ids(self) -> list[int]:
+        """Prompt + output ids (compute mode only)."""
+        assert self.prompt_token_ids is not None
+        return self.prompt_token_ids + self.output_token_ids
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status is SequenceStatus.FINISHED

@@ -1,0 +1,132 @@
+"""`kata engine run` / `compare` through typer's CliRunner (the sub-app, mounted as `engine`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+
+import pytest
+
+pytest.importorskip("typer", reason="typer is not installed")  # (a bare venv may lack it)
+from typer.testing import CliRunner  # noqa: E402
+
+from engine.cli import engine_app, kv_chart  # noqa: E402
+
+runner = CliRunner()
+FAST = ["--no-compute", "--num-requests", "40", "--rate", "10"]
+
+
+def invoke(*args):
+    return runner.invoke(engine_app, list(args))
+
+
+def test_importing_the_cli_loads_neither_numpy_nor_rich():
+    code = ("import sys, engine.cli; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'rich', 'torch')"
+            " or m.startswith('engine.') and m != 'engine.cli'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_run_prints_metrics_and_a_kv_chart():
+    result = invoke("run", *FAST, "--hardware", "H100")
+    assert result.exit_code == 0, result.output
+    for text in ("TTFT p50", "output tokens/s", "KV blocks in use over time", "preemptions",
+                 "KV waste"):
+        assert text in result.output
+
+
+def test_run_computes_the_tiny_model_and_prints_json():
+    result = invoke("run", "--num-requests", "3", "--max-tokens", "4", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["reference"]["num_requests"] == 3
+
+
+def test_run_shows_prefix_cache_hits_on_the_shared_prefix_trace():
+    result = invoke("run", *FAST, "--workload", "shared-prefix", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["reference"]["prefix_cache_hit_rate"] > 0.5
+
+
+def test_compare_shows_the_three_systems_side_by_side():
+    result = invoke("compare", "--num-requests", "60", "--json")
+    assert result.exit_code == 0, result.output
+    m = json.loads(result.output)
+    paged, static = m["continuous, paged"], m["static batching"]
+    reserve = m["continuous, reserve max len"]
+    assert paged["output_tokens_per_s"] > static["output_tokens_per_s"]
+    assert paged["kv_waste"] < reserve["kv_waste"]
+    text = invoke("compare", "--num-requests", "30")
+    assert text.exit_code == 0 and "the output throughput of static batching" in text.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "--workload", "nope"], "unknown workload 'nope'"),
+    (["run", "--hardware", "B200"], "unknown hardware profile 'B200'"),
+    (["run", "--policy", "lifo"], "unknown policy 'lifo'"),
+    (["run", "--num-blocks", "0"], "--num-blocks must be > 0"),
+    (["run", "--block-size", "-4"], "--block-size must be > 0"),
+    (["run", "--num-blocks", "8"], "cannot hold one sequence"),
+    (["run", "--device", "cuda"], "--device cuda needs --backend torch"),
+    (["compare", "--rate", "0"], "--rate must be > 0"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_missing_plugin_is_reported(tmp_path, monkeypatch):
+    solution = tmp_path / "solution.py"
+    solution.write_text("x = 1\n")
+    for flag, module in (("--batcher", "token_batcher"), ("--scheduler", "priority_scheduler")):
+        monkeypatch.delitem(sys.modules, f"engine.adapters.{module}", raising=False)
+        result = invoke("run", *FAST, flag, str(solution))
+        if result.exit_code == 2 and "not available yet" in result.output:
+            assert len(result.output.strip().splitlines()) == 1
+        else:  # the adapter exists by now: it must at least load or fail in one line
+            assert result.exit_code in (0, 2), result.output
+    result = invoke("run", *FAST, "--scheduler", str(tmp_path / "missing.py"))
+    assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_a_learner_policy_runs_next_to_the_reference(tmp_path, monkeypatch):
+    class Newest:
+        def key(self, r):
+            return (-r.arrival_time, r.seq_id)
+
+        def pick_victim(self, running):
+            return running[0].seq_id
+
+    fake = types.ModuleType("engine.adapters.priority_scheduler")
+    fake.load = lambda path: Newest()
+    monkeypatch.setitem(sys.modules, "engine.adapters.priority_scheduler", fake)
+    solution = tmp_path / "priority_scheduler.py"
+    solution.write_text("# the learner's file\n")
+    result = invoke("run", *FAST, "--scheduler", str(solution), "--json")
+    assert result.exit_code == 0, result.output
+    both = json.loads(result.output)
+    assert set(both) == {"reference", "yours"}
+    assert both["yours"]["num_requests"] == both["reference"]["num_requests"] == 40
+
+    fake.load = lambda path: Newest.__new__(object)  # not a policy
+    result = invoke("run", *FAST, "--scheduler", str(solution))
+    assert result.exit_code == 2 and "none of the methods" in result.output
+
+
+def test_kv_chart_scales_to_the_width():
+    chart = kv_chart([(t, t / 99) for t in range(100)], width=10)
+    assert len(chart) == 10 and chart[-1] == "█" and chart[0] in " ▁"
+    assert kv_chart([]) == ""
+
+
+def test_torch_backend_without_torch_is_one_line():
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is not None:
+        pytest.skip("torch is installed here")
+    result = invoke("run", "--backend", "torch", "--num-requests", "2")
+    assert result.exit_code == 2 and "needs torch installed" in result.output

@@ -1,0 +1,91 @@
+"""The torch backend computes what the numpy reference computes (CPU here; CUDA if present)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.attention import paged_decode_attention
+from engine.config import ModelConfig
+from engine.llm_engine import LLMEngine
+from engine.model import TinyModel
+from engine.sequence import SamplingParams
+
+from .helpers import tiny_config
+
+
+torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+from engine.backends import torch_backend as tb  # noqa: E402
+
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA GPU visible to torch"))]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny tensors: threads only add contention
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_paged_decode_attention_parity(device):
+    rng = np.random.default_rng(0)
+    k_cache, v_cache = rng.standard_normal((2, 32, 4, 2, 16)).astype(np.float32)
+    q = rng.standard_normal((3, 4, 16)).astype(np.float32)
+    tables, lens = [[5, 9, 1], [30], [2, 3, 4, 6, 7]], [10, 3, 17]
+    want = paged_decode_attention(q, k_cache, v_cache, tables, lens)
+    t = lambda a: torch.as_tensor(a, device=device)  # noqa: E731
+    got = tb.paged_decode_attention(t(q), t(k_cache), t(v_cache), tables, lens).cpu().numpy()
+    np.testing.assert_allclose(got, want, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_model_logits_parity(device):
+    """One mixed step (a prompt chunk and a decode) through both backends."""
+    numpy_model = TinyModel(ModelConfig(max_model_len=128))
+    torch_model = tb.TorchModel(numpy_model, device=device)
+    from engine.attention import AttentionMetadata, PrefillChunk
+    from engine.kv_cache import KVCache
+
+    rng = np.random.default_rng(1)
+    ids = rng.integers(0, 256, 12)
+    meta = AttentionMetadata(slot_mapping=np.array([*range(8, 19), 40]), num_prefill_tokens=11,
+                             prefills=[PrefillChunk(0, 11, 0, [2, 3, 4])],
+                             decode_block_tables=[[9, 10]], decode_context_lens=[5],
+                             sample_rows=np.array([10, 11]))
+    positions = np.array([*range(11), 4])
+    np_cache = KVCache(2, 16, 4, 2, 16)
+    th_cache = tb.TorchKVCache(2, 16, 4, 2, 16, device=device)
+    for layer in range(2):  # the decode sequence's 4 earlier tokens, in blocks 9 and 10
+        kv = rng.standard_normal((2, 4, 2, 16)).astype(np.float32)
+        np_cache.write(layer, [36, 37, 38, 39], *kv)
+        th_cache.write(layer, [36, 37, 38, 39], *(torch.as_tensor(x, device=device) for x in kv))
+    want = numpy_model.forward(ids, positions, meta, np_cache)
+    got = torch_model.forward(ids, positions, meta, th_cache)
+    np.testing.assert_allclose(got, want, atol=1e-4)
+    np.testing.assert_allclose(th_cache.k.cpu().numpy(), np_cache.k, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_engine_on_torch_generates_the_numpy_tokens(device):
+    prompts = ["Hello, paged attention!", "KV", "fox"]
+    params = SamplingParams(max_tokens=24, ignore_eos=True)
+    outs = {}
+    for backend in ("numpy", "torch"):
+        cfg = tiny_config(num_blocks=20, max_model_len=80, preemption_mode="swap",
+                          num_host_blocks=32)
+        cfg.backend, cfg.device = backend, device if backend == "torch" else "cpu"
+        engine = LLMEngine(cfg)
+        ids = [engine.add_request(p, params) for p in prompts]
+        by_id = {o.request_id: o.output_token_ids for o in engine.run().outputs}
+        outs[backend] = [by_id[i] for i in ids]
+    assert outs["torch"] == outs["numpy"]
+
+
+def test_cuda_asked_for_without_a_gpu_is_a_clear_error():
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA GPU is present")
+    with pytest.raises(RuntimeError, match="no CUDA GPU"):
+        tb.TorchKVCache(1, 2, 4, 1, 8, device="cuda")
