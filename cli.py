@@ -542,15 +542,10 @@ def gradebook_merge(
     typer.echo(f"Merged {len(files)} gradebooks ({len(book['students'])} students): {json_path}, {csv_path}")
 
 
-def _mount_engine() -> None:
-    try:
-        from engine.cli import engine_app
-    except ImportError:
-        return
-    app.add_typer(engine_app, name="engine", help="Run the reference inference engine.")
+# engine.cli imports only typer at its top level (numpy and the engine load inside its commands)
+from engine.cli import engine_app  # noqa: E402
 
-
-_mount_engine()
+app.add_typer(engine_app, name="engine", help="Run the reference inference engine.")
 
 if __name__ == "__main__":  # pragma: no cover
     app()
