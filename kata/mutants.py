@@ -71,9 +71,15 @@ def _mutmut() -> list[str]:
 
 
 def _project(kata: Kata, where: Path) -> None:
-    """A scratch project: <module>.py = the reference, tests/ = the hidden suite."""
+    """A scratch workbook: <module>.py = the reference (the file mutmut mutates), beside copies of
+    the kata's folder, its reference and its grader at their usual paths (graders often load the
+    unmutated reference, e.g. to compare a policy's figures or timings with it)."""
     shutil.copyfile(kata.solution, where / kata.module)
-    shutil.copytree(kata.grader, where / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(kata.dir, where / "katas" / kata.slug, ignore=ignore)
+    shutil.copytree(kata.grader, where / "graders" / kata.slug, ignore=ignore)
+    (where / "solutions").mkdir()
+    shutil.copyfile(kata.solution, where / "solutions" / kata.solution.name)
     # complexity tests compare timings with the reference; mutmut's trampolines slow every call
     # of the mutated module, so those tests would fail on the unmutated code too
     args = ["--kata-impl", kata.module, "--kata-impl-module", kata.module_name,
@@ -81,8 +87,9 @@ def _project(kata: Kata, where: Path) -> None:
     (where / "pyproject.toml").write_text(
         "[tool.mutmut]\n"
         f"source_paths = [{json.dumps(kata.module)}]\n"
+        'also_copy = ["katas", "graders", "solutions"]\n'
         f"pytest_add_cli_args = {json.dumps(args)}\n"
-        'pytest_add_cli_args_test_selection = ["tests/"]\n'
+        f"pytest_add_cli_args_test_selection = [{json.dumps('graders/' + kata.slug)}]\n"
     )
 
 
