@@ -134,7 +134,25 @@ def outcome(call):
         return type(exc)
 
 
+class Hung(Exception):
+    """Marks a call that did not return within its time limit (see outcome_within)."""
+
+
+def outcome_within(call, seconds: float = 2.0):
+    """outcome(call), run in a daemon thread; Hung if it has not returned after `seconds`.
+
+    For calls that may block forever on a bug (waiting for a factory that already failed), so that
+    the test fails with a message instead of hanging; the stuck thread is left waiting, idle."""
+    box = []
+    thread = threading.Thread(target=lambda: box.append(outcome(call)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return box[0] if box else Hung
+
+
 def show(value) -> str:
+    if value is Hung:
+        return "did not return within 2 s (blocked)"
     if isinstance(value, type):
         return f"raised {value.__name__}" if value is not ModelCacheFull else "raised CacheFullError"
     return f"returned {value!r}"

@@ -129,7 +129,8 @@ def _compare(impl, n, pinned, what):
 
 @pytest.mark.level(1)
 @pytest.mark.points(5)
-@pytest.mark.timeout(120)
+@pytest.mark.complexity
+@pytest.mark.timeout(15)
 @pytest.mark.edge(f"get and put are O(1): 20000 entries, {OPS} operations, within {FACTOR}x of the reference")
 def test_get_and_put_are_constant_time(impl):
     _compare(impl, n=20000, pinned=0, what="")
@@ -137,7 +138,8 @@ def test_get_and_put_are_constant_time(impl):
 
 @pytest.mark.level(2)
 @pytest.mark.points(3)
-@pytest.mark.timeout(120)
+@pytest.mark.complexity
+@pytest.mark.timeout(15)
 @pytest.mark.edge("with 2 pinned entries at the LRU end, put stays O(1): it may skip the pinned, not scan every entry")
 def test_put_with_few_pins_is_constant_time(impl):
     _compare(impl, n=8000, pinned=2, what=", 2 of them pinned at the LRU end")

@@ -152,7 +152,7 @@ def test_get_or_put_cache_full(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(2)
-@pytest.mark.timeout(30)
+@pytest.mark.timeout(15)
 @pytest.mark.edge("a factory that raises propagates, and the next get_or_put for that key runs its own factory (no hang)")
 def test_get_or_put_after_factory_error(impl):
     cache = impl.KVBlockCache(3)
@@ -175,7 +175,7 @@ def test_get_or_put_after_factory_error(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(4)
-@pytest.mark.timeout(30)
+@pytest.mark.timeout(15)
 @pytest.mark.edge("8 threads ask for one absent key at once: the slow factory runs exactly once, all get its blocks")
 def test_factory_runs_once_under_contention(impl):
     cache = impl.KVBlockCache(16)
@@ -198,7 +198,7 @@ def test_factory_runs_once_under_contention(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(3)
-@pytest.mark.timeout(30)
+@pytest.mark.timeout(15)
 @pytest.mark.edge("8 threads ask for 12 keys in different orders: each key's factory runs exactly once")
 def test_factory_runs_once_per_key(impl):
     cache = impl.KVBlockCache(64)
@@ -232,7 +232,7 @@ def test_factory_runs_once_per_key(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(2)
-@pytest.mark.timeout(30)
+@pytest.mark.timeout(15)
 @pytest.mark.edge("a caller waiting on a factory that fails then runs its own factory")
 def test_waiter_runs_own_factory_after_failure(impl):
     cache = impl.KVBlockCache(8)
@@ -296,7 +296,7 @@ def _mixed_worker(cache, seed, pool, ops, tally):
 
 @pytest.mark.level(3)
 @pytest.mark.points(4)
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(15)
 @pytest.mark.edge("6 threads hammer put/get/get_or_put/remove on shared keys: the entries, sizes and totals stay consistent")
 def test_concurrent_mixed_operations(impl):
     capacity = 24
@@ -304,7 +304,7 @@ def test_concurrent_mixed_operations(impl):
     pool = [f"k{i}" for i in range(12)]
     tally = []
     with racing(impl):
-        errors = run_threads([lambda s=s: _mixed_worker(cache, 1000 + s, pool, 300, tally) for s in range(6)], timeout=30)
+        errors = run_threads([lambda s=s: _mixed_worker(cache, 1000 + s, pool, 300, tally) for s in range(6)], timeout=10)
     assert not errors, f"A thread raised {errors[0]!r} while 6 threads shared the cache."
     stats = cache.stats()
     gets = sum(g for g, _ in tally)
@@ -316,7 +316,7 @@ def test_concurrent_mixed_operations(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(3)
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(15)
 @pytest.mark.edge("threads pin, read and unpin entries while others evict: a pinned entry is never evicted")
 def test_concurrent_pins_are_respected(impl):
     capacity = 40
@@ -347,7 +347,7 @@ def test_concurrent_pins_are_respected(impl):
                 pass
 
     with racing(impl):
-        errors = run_threads([lambda s=s: reader(s) for s in range(4)] + [lambda s=s: writer(s) for s in range(4, 8)], timeout=30)
+        errors = run_threads([lambda s=s: reader(s) for s in range(4)] + [lambda s=s: writer(s) for s in range(4, 8)], timeout=10)
     assert not errors, f"A thread raised {errors[0]!r}."
     assert not violations, f"A pinned entry disappeared while pinned, {len(violations)} times (first {violations[0]!r})."
     pool = [f"r{s}-{j}" for s in range(4) for j in range(5)] + [f"w{s}-{j}" for s in range(4, 8) for j in range(20)]
@@ -357,7 +357,7 @@ def test_concurrent_pins_are_respected(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(2)
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(15)
 @pytest.mark.edge("threads get the same one or two hot keys at once (3 rounds): no hit or miss is lost and the recency list stays whole")
 def test_concurrent_gets_on_hot_keys(impl):
     # Two threads touching the same entry at once is where an unlocked get breaks the list, so the
@@ -375,7 +375,7 @@ def test_concurrent_gets_on_hot_keys(impl):
                 cache.get(f"k{rng.randrange(hot + 1)}")  # k{hot} is a miss
 
         with racing(impl):
-            errors = run_threads([lambda s=s: worker(100 * round_ + s) for s in range(threads)], timeout=30)
+            errors = run_threads([lambda s=s: worker(100 * round_ + s) for s in range(threads)], timeout=10)
         assert not errors, f"A thread raised {errors[0]!r}."
         where = f"Round {round_ + 1}: {threads} threads made 300 get calls each on {hot} hot keys"
         stats = cache.stats()
@@ -385,7 +385,7 @@ def test_concurrent_gets_on_hot_keys(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(3)
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(15)
 @pytest.mark.edge("threads get_or_put many keys into a small cache (constant eviction): totals stay consistent")
 def test_concurrent_get_or_put_with_eviction(impl):
     capacity = 10
@@ -403,7 +403,7 @@ def test_concurrent_get_or_put_with_eviction(impl):
         tally.append(1)
 
     with racing(impl):
-        errors = run_threads([lambda s=s: worker(s) for s in range(6)], timeout=30)
+        errors = run_threads([lambda s=s: worker(s) for s in range(6)], timeout=10)
     assert not errors, f"A thread raised {errors[0]!r}."
     stats = cache.stats()
     assert stats["hits"] + stats["misses"] == 900, f"6 threads made 900 get_or_put calls; stats() returned {stats!r}."

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
-from lru_kv_cache_model import ModelCache, outcome, show
+from lru_kv_cache_model import ModelCache, outcome, outcome_within, show
 
 KEYS = st.sampled_from(["a", "b", "c", "d", ""])
 # mostly small entries, so that several fit; now and then one larger than the cache
@@ -107,7 +107,7 @@ def _machine(impl, level):
                         raise RuntimeError("factory failed")
                     return list(blocks)
 
-                got = outcome(lambda: self.cache.get_or_put(key, factory))
+                got = outcome_within(lambda: self.cache.get_or_put(key, factory))
                 what = "a raising factory" if blocks is None else f"f -> {blocks!r}"
                 self.check(f"get_or_put({key!r}, {what})", got, self.model.get_or_put(key, blocks))
 
