@@ -15,8 +15,9 @@ Three functions, one idea each:
 Decode attention is memory-bound: every step reads each sequence's whole KV once. Gathering all
 blocks of all sequences at once would copy the batch's whole KV through DRAM and back before
 reading it again; instead each sequence's blocks are gathered into a reused buffer small enough to
-stay in the CPU's cache (`np.take(..., out=buf)`), and attended from there. That is the paging tax
-on a CPU: one extra copy, from cache. A GPU kernel reads the blocks in place.
+stay in the CPU's cache (`np.take(..., out=buf, mode="clip")`: see `gather_kv` for the mode), and
+attended from there. That is the paging tax on a CPU: one extra copy, into cache. A GPU kernel
+reads the blocks in place.
 
 `AttentionMetadata` + `attend()` run one mixed step (prefill chunks first, then decodes).
 """
@@ -83,7 +84,10 @@ def gather_kv(cache: np.ndarray, block_table: Sequence[int], num_tokens: int,
     if out is None:
         blocks = cache[table]  # (nb, bs, KH, D): a copy
     else:
-        blocks = np.take(cache, table, axis=0, out=out[:nb])
+        # mode="clip": with the default mode="raise", np.take writes into a temporary and
+        # copies it to `out` (so that a bad index leaves `out` untouched): a second copy of every
+        # byte. Block ids come from a block table, so there is nothing to clip.
+        blocks = np.take(cache, table, axis=0, out=out[:nb], mode="clip")
     return blocks.reshape(nb * bs, *cache.shape[2:])[:num_tokens]
 
 
@@ -116,7 +120,7 @@ class _Workspace:
 
 
 _workspace = _Workspace()
-GATHER_BYTES = 1 << 20  # gather budget per group of decode sequences (K; V the same)
+GATHER_BYTES = 1 << 19  # gather budget per group of decode sequences (K; V the same)
 
 
 def paged_decode_attention(q: np.ndarray, k_cache: np.ndarray, v_cache: np.ndarray,
@@ -159,16 +163,22 @@ def paged_decode_attention(q: np.ndarray, k_cache: np.ndarray, v_cache: np.ndarr
             nb = -(-lens[i + r] // bs)
             table[r, :nb] = row[:nb]
         flat = table.reshape(-1)
-        k = np.take(k_cache, flat, axis=0, out=kbuf[:m * max_blocks])
+        k = np.take(k_cache, flat, axis=0, out=kbuf[:m * max_blocks], mode="clip")
         k = k.reshape(m, max_blocks * bs, kh, d)  # (m, L, KH, D)
         scores = qg[i:j] @ k.transpose(0, 2, 3, 1)  # (m, KH, G, L)
         if m > 1 or lens[i] < max_blocks * bs:  # hide padding and the unused tail of a block
             pad = np.arange(max_blocks * bs)[None, :] >= np.asarray(lens[i:j])[:, None]  # (m, L)
             scores += np.where(pad, -np.inf, 0.0).astype(scores.dtype)[:, None, None, :]
-        probs = _softmax_(scores)
-        v = np.take(v_cache, flat, axis=0, out=vbuf[:m * max_blocks])
+        # Softmax with the division deferred: out = (exp(s - max) @ V) / sum(exp(s - max)).
+        # Dividing the (m, KH, G, D) output instead of the (m, KH, G, L) scores saves a pass
+        # over the scores (L is ~16x D for 1k contexts).
+        scores -= scores.max(axis=-1, keepdims=True)
+        np.exp(scores, out=scores)
+        total = scores.sum(axis=-1)  # (m, KH, G)
+        v = np.take(v_cache, flat, axis=0, out=vbuf[:m * max_blocks], mode="clip")
         v = v.reshape(m, max_blocks * bs, kh, d)
-        np.matmul(probs, v.transpose(0, 2, 1, 3), out=out[i:j])  # (m, KH, G, D)
+        np.matmul(scores, v.transpose(0, 2, 1, 3), out=out[i:j])  # (m, KH, G, D)
+        out[i:j] /= total[..., None]
         i = j
     return out.reshape(n, h, d)
 

@@ -94,6 +94,10 @@ class BlockManager:
         self._num_tokens: dict[int, int] = {}  # seq_id -> token slots reserved
         self._keys: dict[int, list[int]] = {}  # seq_id -> cache keys of its cacheable full blocks
         self._num_registered: dict[int, int] = {}  # seq_id -> leading blocks known computed
+        # seq_ids whose tables may hold a shared or cached block (they have cache keys, or took
+        # part in a fork). Every other table is private: ref count 1, nothing cached, so it is
+        # freed without looking at each block (see _release).
+        self._maybe_shared: set[int] = set()
         self._num_table_entries = 0  # sum of len(block table) over device tables
         # --- the host pool (swap space)
         self._host_free = list(range(num_host_blocks - 1, -1, -1))  # stack of host block ids
@@ -222,6 +226,8 @@ class BlockManager:
         self._num_tokens[seq_id] = num_tokens
         self._keys[seq_id] = keys
         self._num_registered[seq_id] = len(hits)
+        if keys:
+            self._maybe_shared.add(seq_id)
         if token_ids is not None and self.enable_prefix_caching:
             self.num_cache_query_tokens += min(len(token_ids), num_tokens)
             self.num_cache_hit_tokens += len(hits) * self.block_size
@@ -268,7 +274,7 @@ class BlockManager:
         twice at once) stays private.
         """
         table, keys = self._table(seq_id), self._keys[seq_id]
-        if not self.enable_prefix_caching:
+        if not keys:  # nothing cacheable (no token ids, or caching off): nothing to register
             return
         upto = min(num_computed_tokens // self.block_size, len(keys))
         for i in range(self._num_registered[seq_id], upto):
@@ -290,15 +296,17 @@ class BlockManager:
         self._num_tokens[child_seq_id] = self._num_tokens[parent_seq_id]
         self._keys[child_seq_id] = self._keys[parent_seq_id]
         self._num_registered[child_seq_id] = self._num_registered[parent_seq_id]
+        self._maybe_shared.update((parent_seq_id, child_seq_id))
 
     def free(self, seq_id: int) -> None:
         """Release the sequence's blocks (device or host). Cached blocks stay reusable."""
         if seq_id in self._host_tables:
             self._host_free.extend(reversed(self._host_tables.pop(seq_id)))
         else:
-            self._release(self._table(seq_id))
+            self._release(self._table(seq_id), seq_id not in self._maybe_shared)
             self._num_table_entries -= len(self._tables.pop(seq_id))
         del self._num_tokens[seq_id], self._keys[seq_id], self._num_registered[seq_id]
+        self._maybe_shared.discard(seq_id)
 
     # --- swap ------------------------------------------------------------------
 
@@ -313,7 +321,7 @@ class BlockManager:
             raise NoFreeBlocksError(f"swap_out: seq {seq_id} needs {len(table)} host blocks, "
                                     f"{len(self._host_free)} free")
         host = [self._host_free.pop() for _ in table]
-        self._release(table)
+        self._release(table, seq_id not in self._maybe_shared)
         del self._tables[seq_id]
         self._num_table_entries -= len(table)
         self._host_tables[seq_id] = host
@@ -349,6 +357,9 @@ class BlockManager:
             for b in table:
                 holders[b] += 1
         assert holders == self._ref_counts, "a ref count differs from its number of holders"
+        for seq_id in self._tables.keys() - self._maybe_shared:
+            assert all(self._ref_counts[b] == 1 and self._block_hash[b] is None
+                       for b in self._tables[seq_id]), f"seq {seq_id}: its table is not private"
         assert self._num_table_entries == sum(len(t) for t in self._tables.values())
         in_use = sum(1 for r in self._ref_counts if r > 0)
         assert in_use + self.num_free_blocks == self.num_blocks, "free + in use != total"
@@ -403,9 +414,14 @@ class BlockManager:
             refs[b] = 1
         return blocks
 
-    def _release(self, table: list[int]) -> None:
+    def _release(self, table: list[int], private: bool = False) -> None:
         # Last block first, so a prefix's tail is evicted before its head (heads are shared more).
         refs, hashes, free = self._ref_counts, self._block_hash, self._free
+        if private:  # every ref count is 1 and nothing is cached: all go onto the stack
+            for b in table:
+                refs[b] = 0
+            free.extend(reversed(table))
+            return
         for b in reversed(table):
             r = refs[b] = refs[b] - 1
             if not r:
@@ -450,6 +466,8 @@ class BlockManager:
     def _plan(self, num_tokens: int, token_ids: Sequence[int] | None
               ) -> tuple[list[int], list[int], int]:
         """(cache keys, cached blocks to reuse, free blocks the allocation would take)."""
+        if token_ids is None or not self.enable_prefix_caching:  # the common simulated case
+            return [], [], -(-num_tokens // self.block_size)
         keys = self._cache_keys(num_tokens, token_ids)
         hits = self._lookup(keys, min(len(token_ids), num_tokens)) if keys else []
         num_hits_from_free = sum(1 for b in hits if self._ref_counts[b] == 0)

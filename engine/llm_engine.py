@@ -167,12 +167,12 @@ class LLMEngine:
                                "request was admitted (a batcher policy that admits nothing?)")
         token_ids = self._execute(batch) if self.config.compute else None
         duration = self.cost_model.step_time(batch)
-        self.clock += duration
-        finished = self.scheduler.postprocess(batch, token_ids, self.clock)
-        self.recorder.record_step(self.clock, duration, self.scheduler.num_used_blocks,
-                                  self.scheduler.num_running_tokens,
-                                  self.scheduler.num_reserved_slots)
-        self._finished += finished
+        self.clock = clock = self.clock + duration
+        finished = scheduler.postprocess(batch, token_ids, clock)
+        self.recorder.record_step(clock, duration, scheduler.num_used_blocks,
+                                  scheduler.num_running_tokens, scheduler.num_reserved_slots)
+        if finished:
+            self._finished += finished
         return finished
 
     def run(self, requests: Iterable[Request] | None = None) -> RunResult:
@@ -185,8 +185,9 @@ class LLMEngine:
         if requests is not None:
             self.add_trace(requests)
         num_done = len(self._finished)
-        while self.has_unfinished():
-            self._step()
+        step, scheduler, pending = self._step, self.scheduler, self._pending
+        while pending or scheduler.has_unfinished():  # = self.has_unfinished(), inlined
+            step()
         outputs = ([self._output(s) for s in self._finished[num_done:]]
                    if self.config.compute else [])
         return RunResult(self.metrics(), outputs, time.perf_counter() - start)
@@ -212,9 +213,9 @@ class LLMEngine:
     # --- internals ---------------------------------------------------------------------------
 
     def _release_arrivals(self) -> None:
-        pending = self._pending
-        while pending and pending[0][0] <= self.clock:
-            self.scheduler.add(heapq.heappop(pending)[2])
+        pending, clock, add = self._pending, self.clock, self.scheduler.add
+        while pending and pending[0][0] <= clock:
+            add(heapq.heappop(pending)[2])
 
     def _execute(self, batch: ScheduledBatch) -> dict[int, int]:
         """Move KV blocks as planned, run the model on the batch, sample. -> seq_id: token."""

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from operator import attrgetter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -128,7 +129,10 @@ class Scheduler:
         self._key_policy = policy if callable(getattr(policy, "key", None)) else ref
         self._victim_policy = policy if callable(getattr(policy, "pick_victim", None)) else ref
         self.batcher = batcher
-        self.waiting = WaitingQueue(self._queue_key)
+        # The reference policies' keys as C-level getters (one per push: 100k's in a simulation).
+        key = {FCFSPolicy: attrgetter("arrival_time", "seq_id"),
+               PriorityPolicy: attrgetter("priority", "arrival_time", "seq_id")}
+        self.waiting = WaitingQueue(key.get(type(self._key_policy), self._queue_key))
         self.running: dict[int, Sequence] = {}  # seq_id -> seq, in admission order
         self.prefilling: list[Sequence] = []  # running, prompt not fully computed
         self.swapped: deque[Sequence] = deque()  # preempted by swap, oldest first
@@ -213,12 +217,17 @@ class Scheduler:
             batch.decodes = [s for s in self.running.values() if s.decoding]
         batch.num_decode_seqs = batch.num_sampled = self._num_decoding
         batch.num_decode_context_tokens = self._decode_tokens
-        for seq, n in batch.prefills:
-            c = seq.num_computed_tokens
-            batch.prefill_tokens += n
-            batch.prefill_context_tokens += c
-            batch.prefill_attention_pairs += n * c + n * (n + 1) // 2
-            batch.num_sampled += c + n == seq.num_tokens
+        if batch.prefills:
+            tokens = context = pairs = sampled = 0
+            for seq, n in batch.prefills:
+                c = seq.num_computed_tokens
+                tokens += n
+                context += c
+                pairs += n * c + n * (n + 1) // 2
+                sampled += c + n == seq.num_tokens
+            batch.prefill_tokens, batch.prefill_context_tokens = tokens, context
+            batch.prefill_attention_pairs = pairs
+            batch.num_sampled += sampled
         return batch
 
     def postprocess(self, batch: ScheduledBatch, token_ids: dict[int, int] | None,
@@ -229,11 +238,12 @@ class Scheduler:
         self._decode_tokens += self._num_decoding  # every decoding sequence grew by one token
         self.step += 1
         for seq, n in batch.prefills:
-            seq.num_computed_tokens += n
-            self.bm.mark_computed(seq.seq_id, seq.num_computed_tokens)
-            if seq.num_computed_tokens == seq.num_tokens:  # its last chunk: a token was sampled
+            seq.num_computed_tokens = computed = seq.num_computed_tokens + n
+            self.bm.mark_computed(seq.seq_id, computed)
+            num_tokens = seq.num_tokens
+            if computed == num_tokens:  # its last chunk: a token was sampled
                 self.prefilling.remove(seq)
-                self._other_tokens -= seq.num_tokens
+                self._other_tokens -= num_tokens
                 seq.num_output_tokens += 1
                 if token_ids is not None:
                     seq.output_token_ids.append(token_ids[seq.seq_id])
@@ -271,18 +281,19 @@ class Scheduler:
 
     def _start_decoding(self, seq: Sequence) -> None:
         """From this step on, seq produces one token per step until max_tokens."""
+        step, num_tokens = self.step, seq.num_tokens
         seq.decoding = True
-        seq.synced_step = self.step
+        seq.synced_step = step
         self._num_decoding += 1
-        self._decode_tokens += seq.num_tokens
+        self._decode_tokens += num_tokens
         remaining = seq.max_tokens - seq.num_output_tokens
-        seq.finish_step = self.step + remaining - 1  # the step that samples its last token
+        seq.finish_step = finish = step + remaining - 1  # the step that samples its last token
         if remaining > 0:
-            self._finish.setdefault(seq.finish_step, []).append(seq)
+            self._finish.setdefault(finish, []).append(seq)
         if not self.track_decodes:
-            self._plan_wake(seq)
+            self._plan_wake(seq, num_tokens)
 
-    def _plan_wake(self, seq: Sequence) -> None:
+    def _plan_wake(self, seq: Sequence, num_tokens: int) -> None:
         """Register the first step at which seq's tokens outgrow its blocks (if before it ends).
 
         A block table always holds exactly ceil(slots / block_size) blocks, so its capacity
@@ -291,7 +302,7 @@ class Scheduler:
         step, bs = self.step, self.bm.block_size
         capacity = (self.bm.num_tokens(seq.seq_id) + bs - 1) // bs * bs
         # num_tokens grows by one per step, so it passes capacity this many steps from now:
-        wake = step + capacity - seq.num_tokens + 1
+        wake = step + capacity - num_tokens + 1
         if step <= wake <= seq.finish_step:
             seq.wake_step = wake
             self._wake.setdefault(wake, []).append(seq)
@@ -307,7 +318,7 @@ class Scheduler:
                 seq.phase = phase
                 self._phase_count[phase] += 1
         demand = self._phase_count[phase]
-        if demand + self._owed <= self._num_uncached_free():
+        if demand + self._owed <= self.bm.num_uncached_free_blocks:
             self._owed += demand
             return
         # Short of blocks: make every table exact, then grow one by one, preempting as needed.
@@ -342,14 +353,28 @@ class Scheduler:
             self.bm.append(seq.seq_id, target - have)
             self._owed -= len(table) - num_blocks
 
+    def _forget_owed(self, seq: Sequence) -> None:
+        """A decoding seq is about to be freed: drop the blocks it is owed instead of taking them.
+
+        Blocks appended and then freed at once would come off the top of the free stack and go
+        back onto it in the same order (a release walks the table backwards), so the pool ends
+        exactly as _materialize + free would leave it. Not if the append would copy a shared
+        last block first (copy-on-write): then take them for real.
+        """
+        self._sync(seq)
+        bm, bs = self.bm, self.bm.block_size
+        table = bm.block_tables[seq.seq_id]
+        if bm.num_tokens(seq.seq_id) % bs and bm.ref_count(table[-1]) > 1:
+            self._materialize(seq)
+            return
+        target = seq.num_tokens - (self.step - self._granted_step)  # slots granted so far
+        self._owed -= max(0, (target + bs - 1) // bs - len(table))
+
     def _materialize_all(self) -> None:
         for seq in self.running.values():
             if seq.phase >= 0:
                 self._materialize(seq)
         assert self._owed == 0, self._owed
-
-    def _num_uncached_free(self) -> int:
-        return self.bm.num_uncached_free_blocks
 
     def _stops(self, seq: Sequence, token_ids: dict[int, int] | None) -> bool:
         if seq.num_output_tokens >= seq.max_tokens:
@@ -359,11 +384,15 @@ class Scheduler:
 
     # --- leaving and joining -------------------------------------------------------------
 
-    def _leave_running(self, seq: Sequence) -> None:
-        """Remove a running sequence from the queues and aggregates (its blocks stay)."""
+    def _leave_running(self, seq: Sequence, freeing: bool = False) -> None:
+        """Remove a running sequence from the queues and aggregates (its blocks stay, unless
+        the caller frees them next: `freeing`)."""
         del self.running[seq.seq_id]
         if seq.decoding:
-            self._materialize(seq)  # (syncs it too)
+            if freeing and seq.phase >= 0:
+                self._forget_owed(seq)
+            else:
+                self._materialize(seq)  # (syncs it too)
             if seq.phase >= 0:
                 self._phase_count[seq.phase] -= 1
             seq.decoding = False
@@ -378,7 +407,7 @@ class Scheduler:
                 self.prefilling.remove(seq)
 
     def _finish_seq(self, seq: Sequence, now: float, finished: list[Sequence]) -> None:
-        self._leave_running(seq)
+        self._leave_running(seq, freeing=True)
         self.bm.free(seq.seq_id)
         seq.status = FINISHED
         seq.finish_time = now
@@ -475,21 +504,21 @@ class Scheduler:
         """Give seq its blocks and its first prefill chunk, if it fits."""
         if not self.config.enable_chunked_prefill and seq.num_tokens > budget:
             return False
-        reserve_all = self.config.memory == "reserve"
-        num_slots = self.max_model_len if reserve_all else seq.num_tokens
+        bm, num_tokens = self.bm, seq.num_tokens
+        num_slots = self.max_model_len if self.config.memory == "reserve" else num_tokens
         if self._owed:  # leave the owed blocks free (and evict nothing out of order)
-            needed = self.bm.num_blocks_needed(num_slots, seq.prompt_token_ids)
-            if needed + self._owed > self._num_uncached_free():
+            needed = bm.num_blocks_needed(num_slots, seq.prompt_token_ids)
+            if needed + self._owed > bm.num_uncached_free_blocks:
                 self._materialize_all()
         try:  # only prompt blocks are cached: the same with or without computed output ids
-            cached = self.bm.allocate(seq.seq_id, num_slots, seq.prompt_token_ids)
+            cached = bm.allocate(seq.seq_id, num_slots, seq.prompt_token_ids)
         except NoFreeBlocksError:
             return False
         self.waiting.remove(seq)
         seq.num_computed_tokens = seq.num_cached_tokens = cached
         self._enter_running(seq)
         self.prefilling.append(seq)
-        batch.prefills.append((seq, min(seq.num_tokens - cached, budget)))
+        batch.prefills.append((seq, min(num_tokens - cached, budget)))
         return True
 
     # --- for tests ---------------------------------------------------------------------
@@ -512,5 +541,5 @@ class Scheduler:
             owed += max(0, (granted + bs - 1) // bs - table)
             assert granted >= s.num_computed_tokens
             assert s.phase >= 0 or (granted + bs - 1) // bs <= table
-        assert owed == self._owed and owed <= self._num_uncached_free()
+        assert owed == self._owed and owed <= self.bm.num_uncached_free_blocks
         assert self._phase_count == [sum(s.phase == p for s in decoding) for p in range(bs)]
