@@ -190,7 +190,7 @@ def _print_chart(console, label: str, metrics) -> None:
 @engine_app.command()
 def run(
     workload: str = typer.Option("chat", help="chat, bursty or shared-prefix."),
-    num_requests: int = typer.Option(100, help="Requests in the trace."),
+    num_requests: int = typer.Option(40, help="Requests in the trace (the tiny model really runs: keep it small, or use --no-compute)."),
     rate: float = typer.Option(20.0, help="Mean arrivals per simulated second."),
     seed: int = typer.Option(0, help="Trace seed."),
     max_tokens: int = typer.Option(None, help="Cap every request's output length."),
