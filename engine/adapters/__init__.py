@@ -37,6 +37,8 @@ A loader module per kata, `token_batcher.py` / `priority_scheduler.py` in this p
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -125,3 +127,23 @@ def check_policy(obj: object, *, kind: str) -> object:
 
 __all__ = ["RequestView", "StepBudget", "SchedulerPolicy", "BatcherPolicy", "PolicyError",
            "FCFSPolicy", "PriorityPolicy", "check_policy", "WAITING_WINDOW"]
+
+
+def import_learner_module(path: Path, module_name: str, slug: str):
+    """Import a learner's kata file under its module name; any failure is one PolicyError line."""
+    import importlib.util
+    import sys
+
+    if not path.is_file():
+        raise PolicyError(f"{path}: no such file (start the kata with `kata start {slug}`)")
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # its dataclasses look their module up while being built
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as exc:  # a syntax error, or a stray sys.exit() at import time
+        sys.modules.pop(module_name, None)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise PolicyError(f"importing {path.name} raised {type(exc).__name__}: {exc}") from None
+    return module

@@ -27,12 +27,10 @@ mechanics and to the kata's simulation, not to this plug-in point).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from functools import total_ordering
 from pathlib import Path
 
-from engine.adapters import PolicyError, RequestView
+from engine.adapters import PolicyError, RequestView, import_learner_module
 
 MODULE_NAME = "priority_scheduler_plugin"  # the learner's file is imported under this name
 MICROSECONDS = 1_000_000
@@ -117,19 +115,7 @@ class LearnerSchedulerPolicy:
 
 
 def _import(path: Path):
-    if not path.is_file():
-        raise PolicyError(f"{path}: no such file (start the kata with `kata start priority-scheduler`)")
-    spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[MODULE_NAME] = module  # its dataclasses look their module up while being built
-    try:
-        spec.loader.exec_module(module)
-    except BaseException as exc:  # a syntax error, or a stray sys.exit() at import time
-        sys.modules.pop(MODULE_NAME, None)
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        raise PolicyError(f"importing {path.name} raised {type(exc).__name__}: {exc}") from None
-    return module
+    return import_learner_module(path, MODULE_NAME, "priority-scheduler")
 
 
 def load(path: str | Path) -> LearnerSchedulerPolicy:

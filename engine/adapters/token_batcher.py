@@ -32,11 +32,9 @@ time-to-first-token deadlines).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-from engine.adapters import PolicyError, RequestView, StepBudget
+from engine.adapters import PolicyError, RequestView, StepBudget, import_learner_module
 
 MODULE_NAME = "token_batcher_plugin"  # the learner's file is imported under this name
 OCCUPIER = "(blocks in use)"  # the id of the stand-in for blocks that are not free
@@ -105,19 +103,7 @@ class LearnerBatcherPolicy:
 
 
 def _import(path: Path):
-    if not path.is_file():
-        raise PolicyError(f"{path}: no such file (start the kata with `kata start token-batcher`)")
-    spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[MODULE_NAME] = module  # its dataclasses look their module up while being built
-    try:
-        spec.loader.exec_module(module)
-    except BaseException as exc:  # a syntax error, or a stray sys.exit() at import time
-        sys.modules.pop(MODULE_NAME, None)
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        raise PolicyError(f"importing {path.name} raised {type(exc).__name__}: {exc}") from None
-    return module
+    return import_learner_module(path, MODULE_NAME, "token-batcher")
 
 
 def load(path: str | Path) -> LearnerBatcherPolicy:
