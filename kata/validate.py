@@ -109,7 +109,11 @@ def api_drift(stub: Path, reference: Path) -> list[str]:
 # --- validation -------------------------------------------------------------
 
 
-def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = Limits()) -> KataReport:
+SWEEP_CHUNK = 8  # bugs per child process: one pytest start-up each, and chunks balance the pool
+
+
+def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata | None, dict]:
+    """The static checks, and the grading jobs (name -> thunk) the rest of the checks need."""
     report = KataReport(slug)
     try:
         kata: Kata = load_kata(wb.root, slug)
@@ -118,7 +122,7 @@ def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = Li
             raise CatalogError(f"{missing[0]}: missing: every kata needs a reference and a hidden suite")
     except CatalogError as exc:
         report.checks.append(Check("schema", False, str(exc)))
-        return report
+        return report, None, {}
     report.checks.append(Check("schema", True, f"{len(kata.levels)} levels, {len(kata.hints)} hints"))
 
     try:
@@ -136,12 +140,14 @@ def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = Li
         "visible": lambda: grade(kata, kata.solution, "visible", limits),
         "stub": lambda: grade(kata, kata.stub, "hidden", limits),
     }
-    if bugs:  # the whole zoo in one child process (sweep mode)
-        jobs["bugs"] = lambda: caught_bugs(kata, bugs, limits)
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {name: pool.submit(fn) for name, fn in jobs.items()}
-        results = {name: f.result() for name, f in futures.items()}
+    # the bug zoo in a few child processes (sweep mode), not one per bug
+    for i in range(0, len(bugs), SWEEP_CHUNK):
+        chunk = bugs[i:i + SWEEP_CHUNK]
+        jobs[f"bugs{i}"] = lambda chunk=chunk: caught_bugs(kata, chunk, limits)
+    return report, kata, jobs
 
+
+def _conclude(report: KataReport, kata: Kata, results: dict) -> KataReport:
     ref = results["ref1"]
     report.hidden_tests = len(ref.tests)
     report.hidden_runtime_s = ref.duration
@@ -168,10 +174,13 @@ def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = Li
     report.checks.append(Check("deterministic", same,
                                "two runs agree" if same else "two runs on the reference differ"))
 
-    verdict = results.get("bugs", {})
+    verdict = {}
+    for name, value in results.items():
+        if name.startswith("bugs"):
+            verdict.update(value)
     survivors = [b.name for b, caught in verdict.items() if caught is False]
     broken = [b.name for b, caught in verdict.items() if caught is None]
-    if not bugs:
+    if not report.bugs:
         report.checks.append(Check("bug-zoo", False, f"{kata.bugs}: no bug files: add wrong solutions"))
     else:
         bad = survivors + broken
@@ -179,9 +188,28 @@ def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = Li
             "bug-zoo", not bad,
             (f"not caught: {', '.join(survivors)}" if survivors else "")
             + (f" did not run: {', '.join(broken)}" if broken else "")
-            or f"all {len(bugs)} bugs caught",
+            or f"all {report.bugs} bugs caught",
         ))
     return report
+
+
+def validate(wb: Workbook, slugs: list[str], workers: int = 2, limits: Limits = Limits()) -> list[KataReport]:
+    """Validate katas; every kata's grading runs share one pool of `workers` child processes."""
+    prepared = [_prepare(wb, slug, limits) for slug in slugs]
+    # the longest jobs first (reference runs, then the zoo), so the pool ends evenly
+    order = sorted(((i, name, fn) for i, (_, _, jobs) in enumerate(prepared) for name, fn in jobs.items()),
+                   key=lambda job: (not job[1].startswith("ref"), not job[1].startswith("bugs")))
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [(i, name, pool.submit(fn)) for i, name, fn in order]
+        results: list[dict] = [{} for _ in prepared]
+        for i, name, fut in futures:
+            results[i][name] = fut.result()
+    return [_conclude(report, kata, results[i]) if kata is not None else report
+            for i, (report, kata, _) in enumerate(prepared)]
+
+
+def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = Limits()) -> KataReport:
+    return validate(wb, [slug], workers, limits)[0]
 
 
 def _markers_check(kata: Kata, ref) -> Check:
@@ -201,7 +229,3 @@ def _markers_check(kata: Kata, ref) -> Check:
     return Check("markers", not problems,
                  "; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
                  if problems else f"{len(ref.tests)} tests marked")
-
-
-def validate(wb: Workbook, slugs: list[str], workers: int = 2) -> list[KataReport]:
-    return [validate_kata(wb, slug, workers) for slug in slugs]

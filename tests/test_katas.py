@@ -7,14 +7,20 @@ from __future__ import annotations
 import pytest
 
 from kata.catalog import Workbook
-from kata.validate import validate_kata
+from kata.validate import validate
 
 WB = Workbook.find()
 
 
+@pytest.fixture(scope="module")
+def reports():
+    """Every kata validated at once: their grading runs share one pool of child processes."""
+    return {r.slug: r for r in validate(WB, WB.slugs(), workers=2)}
+
+
 @pytest.mark.parametrize("slug", WB.slugs())
-def test_kata_validates(slug):
-    report = validate_kata(WB, slug, workers=2)
+def test_kata_validates(slug, reports):
+    report = reports[slug]
     failed = [f"{c.name}: {c.detail}" for c in report.checks if not c.ok]
     assert not failed, f"{slug}: " + " | ".join(failed)
 
