@@ -10,8 +10,6 @@ Heavy imports (pytest, hypothesis, numpy, rich) happen inside the commands that 
 from __future__ import annotations
 
 import functools
-import json
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -76,6 +74,8 @@ def workbook():
 
 
 def emit_json(data) -> None:
+    import json
+
     typer.echo(json.dumps(data, indent=2, default=str))
 
 
@@ -528,6 +528,8 @@ def gradebook_merge(
     out_dir: Path = typer.Option(Path("gradebook"), "--out", help="Where to write the merged gradebook."),
 ) -> None:
     """Merge shard gradebooks into one."""
+    import json
+
     from kata.catalog import CatalogError
     from kata.cohort import merge, write_gradebook
 

@@ -12,9 +12,7 @@ code 2, never a traceback.
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -236,11 +234,15 @@ def run(
     trace = make_workload(workload, num_requests, seed=seed, rate=rate,
                           max_model_len=config.model.max_model_len, with_token_ids=True)
     if max_tokens is not None:
+        from dataclasses import replace
+
         trace = [replace(r, output_len=min(r.output_len, max_tokens)) for r in trace]
     results = {"reference": _run_engine(config, trace)}
     if learner:
         results["yours"] = _run_engine(config, trace, **learner)
     if as_json:
+        import json
+
         typer.echo(json.dumps({k: r.metrics.to_dict() for k, r in results.items()}, indent=2))
         return
     console = _console()
@@ -289,6 +291,8 @@ def compare(
                           with_token_ids=True)
     results = {name: _run_engine(cfg, trace) for name, cfg in configs.items()}
     if as_json:
+        import json
+
         typer.echo(json.dumps({k: r.metrics.to_dict() for k, r in results.items()}, indent=2))
         return
     console = _console()
