@@ -165,6 +165,7 @@ def _time_counter(make, chunks, deadline=None):
     return counter.finish(), time.perf_counter() - start
 
 
+@pytest.mark.complexity
 @pytest.mark.level(1)
 @pytest.mark.points(2)
 @pytest.mark.edge("linear time: 300 KB in 1- to 64-byte chunks, within 10x of the slower of two linear baselines")

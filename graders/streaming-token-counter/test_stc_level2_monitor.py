@@ -457,6 +457,7 @@ def _time_monitor(make, chunks, deadline=None):
     return [oracle.result_tuple(r) for r in results], time.perf_counter() - begin
 
 
+@pytest.mark.complexity
 @pytest.mark.level(2)
 @pytest.mark.points(2)
 @pytest.mark.edge("linear time: a request with 1 500 deltas and 20 interleaved ones, within 10x of the reference")
