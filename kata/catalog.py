@@ -31,6 +31,7 @@ DIFFICULTIES = ("easy", "medium", "hard")
 DEFAULT_EXAM = "llm-infra-oa"
 WORKBOOK_ENV = "KATA_WORKBOOK"
 STATE_ENV = "KATA_STATE_DIR"
+BUNDLE_MARKER = ".kata-student-bundle"  # a file at the root of a student bundle (kata bundle)
 
 
 class CatalogError(Exception):
@@ -324,7 +325,7 @@ class Workbook:
 
     @property
     def is_student_bundle(self) -> bool:
-        return (self.root / ".kata-student-bundle").is_file()
+        return (self.root / BUNDLE_MARKER).is_file()
 
     def slugs(self) -> list[str]:
         base = self.root / "katas"

@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from kata.catalog import CatalogError, Kata, Workbook
+from kata.catalog import BUNDLE_MARKER, CatalogError, Kata, Workbook
 
-BUNDLE_MARKER = ".kata-student-bundle"
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info")
 
 
