@@ -191,6 +191,11 @@ _CONFIG: list = [None]
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     _CONFIG[0] = session.config
+    # A session imports the implementation afresh. One process can hold several sessions
+    # (mutation testing runs the clean suite, then forks a session per mutant); a module kept
+    # from an earlier one would carry its state over, e.g. a memo table filled by the clean run
+    # that hides every mutant of the code that fills it.
+    _impl_cache.clear()
 
 
 def pytest_runtest_logstart(nodeid, location):

@@ -31,3 +31,21 @@ def test_sweep_grades_a_whole_bug_zoo_in_one_process(fixture_workbook):
     by_name = {Path(p).stem: caught for p, caught in verdict.items()}
     assert by_name == {"adder": False, "os_exit": True, "py_loop": True, "syntax_error": True,
                        "print_50mb": True}
+
+
+def test_each_session_in_one_process_imports_the_implementation_afresh(tmp_path):
+    # mutation testing runs several pytest sessions in one process (forking per mutant); a memo
+    # table the first session filled must not be there in the next
+    impl = tmp_path / "memo.py"
+    impl.write_text("SEEN = []\n")
+    (tmp_path / "test_memo.py").write_text(
+        "def test_fresh(impl):\n    assert impl.SEEN == []\n    impl.SEEN.append(1)\n")
+    driver = (
+        "import sys, pytest\n"
+        f"args = [{str(tmp_path)!r}, '-q', '-p', 'no:cacheprovider', '--kata-impl', {str(impl)!r}]\n"
+        "codes = [pytest.main(args) for _ in range(2)]\n"
+        "sys.exit(max(int(c) for c in codes))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count("1 passed") == 2, run.stdout
