@@ -439,6 +439,8 @@ def _mutants(wb, slugs: list[str], workers: int, as_json: bool) -> None:
             if m.status == "survived":
                 con.rule(f"survived: {m.name}", align="left")
                 con.print(m.diff, markup=False)
+        for note in r.stale_marks:
+            con.print(f"[yellow]stale mark in kata.toml:[/] {note}", highlight=False)
     if any(r.count("survived") for r in reports):
         typer.echo("Mark a mutant that cannot be caught in kata.toml: "
                    "[[equivalent_mutants]] name = \"...\" reason = \"...\"")

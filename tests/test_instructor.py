@@ -89,6 +89,23 @@ def test_mutation_score_is_reported_and_a_weak_suite_scores_low(empty_workbook):
     assert weak["survived"] > 0 and all(m["diff"].startswith("---") for m in weak["survivors"])
 
 
+def test_equivalent_marks_leave_the_score_and_stale_marks_are_reported():
+    from kata.mutants import classify
+
+    codes = {"m.x_f__mutmut_1": 1, "m.x_f__mutmut_2": 0, "m.x_f__mutmut_3": 0, "m.x_f__mutmut_4": 33}
+    plain = classify("k", codes, {}, diff_of=lambda name: f"--- {name}")
+    assert (plain.count("killed"), plain.count("survived"), plain.scored, plain.score) == (1, 2, 4, 0.25)
+    assert [m.diff for m in plain.mutants if m.status == "survived"] == ["--- m.x_f__mutmut_2", "--- m.x_f__mutmut_3"]
+    marks = {"m.x_f__mutmut_2": "only the message", "m.x_f__mutmut_1": "wrongly marked", "m.x_g__mutmut_9": "renamed"}
+    marked = classify("k", codes, marks)
+    assert [(m.name, m.status) for m in marked.mutants if m.status in ("equivalent", "killed")] == [
+        ("m.x_f__mutmut_1", "killed"), ("m.x_f__mutmut_2", "equivalent")]
+    assert (marked.scored, marked.score) == (3, 0.3333)
+    assert marked.stale_marks == ["m.x_f__mutmut_1 is marked equivalent but the hidden suite kills it",
+                                  "m.x_g__mutmut_9 is marked equivalent but mutmut made no such mutant"]
+    assert marked.to_json()["equivalent"] == 1 and marked.to_json()["stale_marks"] == marked.stale_marks
+
+
 def test_student_bundle_has_no_solution_or_hidden_test(tmp_path):
     out = tmp_path / "bundle"
     text = kata("bundle", "--student", str(out)).output
