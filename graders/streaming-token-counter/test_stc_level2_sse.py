@@ -49,6 +49,8 @@ def test_line_endings(impl):
 def test_cr_lf_split_across_chunks(impl):
     check_events(impl, [b"data: a\r", b"\ndata: b\r\n\r\n"], [("message", "a\nb", "")])
     check_events(impl, [b"data: a\r\n\r", b"\ndata: b\r\n\r\n"], [("message", "a", ""), ("message", "b", "")])
+    # a chunk that is only the "\n" of a "\r\n": the next "\n" is a line ending of its own
+    check_events(impl, [b"data: a\r", b"\n", b"\n"], [("message", "a", "")])
 
 
 @pytest.mark.level(2)
@@ -179,13 +181,16 @@ def test_unterminated_event_discarded(impl):
 
 @pytest.mark.level(2)
 @pytest.mark.points(2)
-@pytest.mark.edge("one leading byte order mark is dropped, even split across chunks; a second one is kept")
+@pytest.mark.edge("one leading byte order mark is dropped, even split across chunks; any other is kept, also at the start of a later chunk")
 def test_byte_order_mark(impl):
     check_events(impl, [b"\xef\xbb\xbfdata: a\n\n"], [("message", "a", "")])
     check_events(impl, [b"\xef", b"\xbb", b"", b"\xbfdata: a\n\n"], [("message", "a", "")])
     # the second BOM is part of the first line's field name "\ufeffdata", an unknown field
     check_events(impl, [b"\xef\xbb\xbf\xef\xbb\xbfdata: a\n\ndata: b\n\n"], [("message", "b", "")])
     check_events(impl, [b"data: \xef\xbb\xbfa\n\n"], [("message", "\ufeffa", "")])
+    # only the stream's first character is checked, not the first of every chunk
+    check_events(impl, [b"data: a\n\n", b"\xef\xbb\xbfdata: b\n\n"], [("message", "a", "")])
+    check_events(impl, [b"data: ", b"\xef\xbb\xbfb\n\n"], [("message", "\ufeffb", "")])
 
 
 @pytest.mark.level(2)

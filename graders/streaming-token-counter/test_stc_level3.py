@@ -162,6 +162,21 @@ def test_late_but_allowed_end_outside_window(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(1)
+@pytest.mark.edge("the defaults: window_s=60 (an end 60 s older than now is out) and window_stats() lists the top 3")
+def test_default_window_and_k(impl):
+    tenants = [("acme", 4), ("beta", 3), ("zeta", 2), ("omega", 1)]
+    stream = b"".join(request(f"r{i}", tenant, words(n), 0, 1) for i, (tenant, n) in enumerate(tenants))
+    monitor = impl.UsageMonitor()
+    monitor.feed(stream + start("tick", ts=60.5))
+    check_stats(monitor.window_stats(), (60.5, 4, 10, 10 / 60, tenants[:3], 2, 4),
+                "ends at ts 1 with now=60.5 and the default window_s (60)")
+    monitor.feed(start("tock", ts=61))
+    check_stats(monitor.window_stats(), (61, 0, 0, 0.0, [], None, None),
+                "now moved to 61: the ends at ts 1 are exactly 60 s old (the default window_s)")
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(1)
 @pytest.mark.edge("tokens_per_second divides by the full window_s, even early in the stream; uses counted tokens")
 def test_tokens_per_second(impl):
     stream = request("r1", "acme", words(7), 0, 1, reported=100)
