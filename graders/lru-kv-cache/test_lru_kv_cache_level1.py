@@ -320,12 +320,17 @@ def test_stats_returns_a_new_dict(impl):
 
 @pytest.mark.level(1)
 @pytest.mark.points(1)
-@pytest.mark.edge("get of a key that is not a str is a miss, not an error")
+@pytest.mark.edge("get of a key that is not a str (even an unhashable one) is a miss, not an error; `in` is False")
 def test_get_non_str_key_is_a_miss(impl):
     cache = _cache(impl, 2, ("1", [0]))
     got = cache.get(1)
     assert got is None, f"Called get(1) with key '1' present. Returned {got!r}, expected None."
     assert cache.stats()["misses"] == 1, f"stats() returned {cache.stats()!r}, expected 1 miss."
+    got = cache.get(["1"])
+    assert got is None, f"Called get(['1']) (a list key). Returned {got!r}, expected None."
+    assert cache.stats()["misses"] == 2, f"Called get(1), get(['1']). stats() returned {cache.stats()!r}, expected 2 misses."
+    found = (1 in cache, None in cache)
+    assert found == (False, False), f"Called 1 in cache and None in cache with key '1' present. Returned {found!r}, expected (False, False)."
 
 
 # --- validation -------------------------------------------------------------------------

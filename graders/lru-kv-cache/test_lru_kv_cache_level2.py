@@ -67,6 +67,22 @@ def test_cache_full_error_evicts_nothing(impl):
 
 @pytest.mark.level(2)
 @pytest.mark.points(2)
+@pytest.mark.edge("the blocks of every pinned entry add up: two pinned entries leave too little room for a third")
+def test_pinned_blocks_of_several_entries_add_up(impl):
+    cache = _cache(impl, 10, ("a", [0, 1, 2]), ("b", [3, 4, 5]), ("c", [6]))
+    cache.pin("a")
+    cache.pin("b")
+    before = _snapshot(cache)
+    with pytest.raises(impl.CacheFullError):
+        cache.put("d", [7, 8, 9, 10, 11])  # 3 + 3 pinned + 5 = 11 > 10
+    after = _snapshot(cache)
+    assert after == before, f"Called put('d', 5 blocks) with a (3 blocks) and b (3 blocks) pinned, capacity 10 (it raised). State became {after!r}, expected {before!r}."
+    evicted = cache.put("d", [7, 8, 9, 10])  # 3 + 3 + 4 = 10 fits once c is evicted
+    assert evicted == ["c"], f"Called put('d', 4 blocks) with a and b (3 blocks each) pinned, capacity 10. Returned {evicted!r}, expected ['c']."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
 @pytest.mark.edge("pinned blocks + new entry == capacity fits (the limit is <=)")
 def test_pinned_plus_new_exactly_capacity_fits(impl):
     cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]), ("c", [3]))
