@@ -102,6 +102,15 @@ def test_tensor_bytes_invalid(impl):
 
 
 @pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("model_weight_bytes rejects an unknown or miscased dtype, naming dtype")
+def test_model_weight_bytes_invalid_dtype(impl):
+    cfg = cfg_of(impl)
+    for dtype in ("BF16", "NF4", "int4", "", None):
+        check_raises(lambda: impl.model_weight_bytes(cfg, dtype), "dtype", f"model_weight_bytes(tiny, {dtype!r})")
+
+
+@pytest.mark.level(2)
 @pytest.mark.points(2)
 @pytest.mark.edge("quantized weights: each projection of each layer is its own tensor, with its own partial block")
 def test_model_weights_quantize_each_matrix(impl):
@@ -205,6 +214,16 @@ def test_fits_equality(impl):
 def test_fits_gib_not_gb(impl):
     check(impl.fits_on_gpu(24 * 10**9 + 1, 24), True, "fits_on_gpu(24 * 10**9 + 1, 24)")
     check(impl.fits_on_gpu(24 * GIB - 10**9, 24, 1), False, "fits_on_gpu(24 * 2**30 - 10**9, 24, 1)")
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("fits_on_gpu: reserve_gib defaults to 0, so the whole GPU is usable")
+def test_fits_default_reserve(impl):
+    # reserve 0: 24 * 2**30 <= 24 * 2**30 fits; one byte more does not; 1 GiB fits a 1 GiB GPU
+    check(impl.fits_on_gpu(24 * GIB, 24), True, "fits_on_gpu(24 * 2**30, 24)")
+    check(impl.fits_on_gpu(24 * GIB + 1, 24), False, "fits_on_gpu(24 * 2**30 + 1, 24)")
+    check(impl.fits_on_gpu(GIB, 1), True, "fits_on_gpu(2**30, 1)")
 
 
 @pytest.mark.level(2)

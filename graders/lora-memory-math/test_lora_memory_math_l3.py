@@ -78,6 +78,20 @@ def test_mla(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(1)
+@pytest.mark.edge("MLA lower bounds are valid: one layer, a latent of one element")
+def test_mla_lower_bounds(impl):
+    # 1 * (512 + 64) * 2 = 1,152; 61 * (1 + 64) * 2 = 7,930; 1 * (1 + 0) * 2 = 2
+    for args, expected in (((1, 512, 64), 1_152), ((61, 1, 64), 7_930), ((1, 1, 0), 2)):
+        try:
+            got = impl.mla_kv_bytes_per_token(*args)
+        except ValueError as exc:
+            pytest.fail(f"Called mla_kv_bytes_per_token{args!r}. Raised ValueError({str(exc)!r}), "
+                        f"expected the int {expected!r}.", pytrace=False)
+        check_int(got, expected, f"mla_kv_bytes_per_token{args!r}")
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(1)
 @pytest.mark.edge("MLA rejects no layers, an empty latent, a negative rotary part and bad dtypes")
 def test_mla_invalid(impl):
     for args, name in (((0, 512, 64), "num_layers"), ((61, 0, 64), "kv_lora_rank"),
