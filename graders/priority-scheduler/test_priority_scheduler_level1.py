@@ -41,6 +41,18 @@ def test_prompt_example(impl):
 
 @pytest.mark.level(1)
 @pytest.mark.points(1)
+@pytest.mark.edge("each Outcome carries its request's id, not only the dict key")
+def test_outcomes_carry_request_ids(impl):
+    rows = [(1, 0, 1, 4), (2, 1, 0, 2), (3, 1, 1, 1), (4, 2, 0, 3)]
+    got = impl.schedule(reqs_of(impl, rows))
+    # the prompt's level-1 example, compared as whole Outcome(id, start, finish, preemptions) values
+    O = impl.Outcome
+    expected = {1: O(1, 0, 4, 0), 2: O(2, 4, 6, 0), 4: O(4, 6, 9, 0), 3: O(3, 9, 10, 0)}
+    assert got == expected, f"Called schedule({rows}). Returned {got!r}, expected {expected!r}."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
 @pytest.mark.edge("no requests: an empty dict")
 def test_empty_input(impl):
     got = impl.schedule([])
@@ -241,6 +253,24 @@ def test_latency_percentiles_missing_outcome(impl):
     extra = {1: impl.Outcome(1, 0, 3), 2: impl.Outcome(2, 3, 4), 99: impl.Outcome(99, 0, 50)}
     got = impl.latency_percentiles(reqs, extra)
     assert got == {0: (3, 4)}, f"Called latency_percentiles with an extra outcome. Returned {got}, expected {{0: (3, 4)}}."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("latency_percentiles over 101 latencies: P99 is rank 100 (the second largest), not the maximum")
+def test_latency_percentiles_p99_of_101(impl):
+    # priority 1: requests 0..100 all arrive at 0 and finish at 1..101, so the latencies are 1..101.
+    # n = 101: P50 rank (50 * 101 + 99) // 100 = 51 -> 51; P99 rank (99 * 101 + 99) // 100 = 100 -> 100.
+    # priority 0: one request, latency 7 -> (7, 7).
+    reqs = reqs_of(impl, [(i, 0, 1, 1) for i in range(101)] + [(500, 3, 0, 1)])
+    outcomes = {i: impl.Outcome(i, 0, i + 1) for i in range(101)}
+    outcomes[500] = impl.Outcome(500, 3, 10)
+    got = impl.latency_percentiles(reqs, outcomes)
+    expected = {0: (7, 7), 1: (51, 100)}
+    assert got == expected, (
+        f"Called latency_percentiles(101 priority-1 requests with latencies 1..101 and one priority-0 "
+        f"request with latency 7, ...). Returned {got}, expected {expected}."
+    )
 
 
 # --- invalid input --------------------------------------------------------------

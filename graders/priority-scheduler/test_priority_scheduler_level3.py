@@ -121,6 +121,47 @@ def test_victim_cost_tie(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(2)
+@pytest.mark.edge("the victim's save cost is counted in the current mode: all tokens with full checkpoints, only those since its last save with incremental ones")
+def test_victim_save_cost_follows_the_mode(impl):
+    # 2 slots, 1 byte per token, 10 bytes per time unit. Both modes agree until t=20:
+    # t=0:  1 (prio 2) and 2 (prio 3) start.
+    # t=11: 3 (prio 2) arrives and preempts 2 (prio 3, 11 tokens, save 2): 3 sets up 11..13, works from 13.
+    # t=12: 4 (prio 0) arrives; 3 is in its setup, so 1 is the victim (12 tokens, save 2): 4 sets up
+    #       12..14, works 14..16.
+    # t=16: 1 resumes (restore 12 tokens = 2): works from 18.
+    # t=20: 5 (prio 0) arrives. Candidates 1 and 3, both prio 2. 1 has 14 tokens, 2 since its save at
+    #       t=12; 3 has 7 tokens, never saved.
+    rows = [(1, 0, 2, 30), (2, 0, 3, 30), (3, 11, 2, 30), (4, 12, 0, 2), (5, 20, 0, 2)]
+    # full: 3 moves fewer bytes (7 < 14): 3 is preempted (save 1), 5 sets up 20..21, works 21..23.
+    # t=23: 3 resumes (restore 1), works 24..47. t=36: 1 finishes; 2 resumes (restore 2), works 38..57.
+    # overhead 2 + 2 + 2 + 1 + 1 + 2 = 10.
+    check(impl, rows, 2, 1, 10, False,
+          {1: (0, 36, 1), 2: (0, 57, 1), 3: (11, 47, 1), 4: (12, 16, 0), 5: (20, 23, 0)}, 10)
+    # incremental: 1 moves fewer bytes (2 < 7): 1 is preempted (save 1), 5 sets up 20..21, works 21..23.
+    # t=23: 1 resumes (restore 14 tokens = 2), works 25..41. 3 runs on to 43. t=41: 2 resumes
+    # (restore 2), works 43..62. overhead 2 + 2 + 2 + 1 + 2 + 2 = 11.
+    check(impl, rows, 2, 1, 10, True,
+          {1: (0, 41, 2), 2: (0, 62, 1), 3: (11, 43, 0), 4: (12, 16, 0), 5: (20, 23, 0)}, 11)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("a request in its setup is skipped as a victim, and the other running requests are still candidates")
+def test_victim_chosen_past_a_request_in_setup(impl):
+    # 2 slots, 1 byte per token, 1 byte per time unit, full checkpoints.
+    # t=0: 1 (prio 2) and 2 (prio 1) start.
+    # t=2: 3 (prio 0) preempts 1 (2 tokens, save 2): 3 sets up 2..4, works 4..9.
+    # t=3: 4 (prio 0) arrives; 3 is in its setup, 2 (prio 1) is preemptible: 2 is preempted at 3
+    #      (3 tokens, save 3), 4 sets up 3..6, works 6..11.
+    # t=9: 3 finishes; 2 resumes (restore 3), works 12..29. t=11: 4 finishes; 1 resumes (restore 2),
+    #      works 13..21. overhead 2 + 3 + 3 + 2 = 10.
+    # (The request in setup is listed first, so a scan that stops at it finds no victim.)
+    check(impl, [(3, 2, 0, 5), (1, 0, 2, 10), (2, 0, 1, 20), (4, 3, 0, 5)], 2, 1, 1, False,
+          {1: (0, 21, 1), 2: (0, 29, 1), 3: (2, 9, 0), 4: (3, 11, 0)}, 10)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
 @pytest.mark.edge("a request in its setup cannot be preempted: a more urgent arrival waits for the setup to end")
 def test_no_preemption_during_setup(impl):
     got, _ = run(impl, [(1, 0, 3, 10), (2, 4, 1, 2), (3, 5, 0, 1)], 1, 1, 1, False)
