@@ -438,9 +438,6 @@ class _SLOScheduler:
 
     def shed_hopeless(self, now: int) -> list[_Seq]:
         """Shed waiting (and, level 4, half-prefilled) requests that cannot make their deadline."""
-        preempted: list[_Seq] = []
-        for seq in [s for s in self.running if self.hopeless(s, now)]:
-            self.preempt(seq, preempted)  # only a level-4 partial prefill can be running and hopeless
         keep = []
         for seq in self.waiting:
             if self.hopeless(seq, now):
@@ -448,6 +445,17 @@ class _SLOScheduler:
             else:
                 keep.append(seq)
         self.waiting = keep
+        preempted: list[_Seq] = []
+        # only a level-4 partial prefill can be running and hopeless. Shedding it takes a step
+        # that preempts it, and no step may run nothing: so only when another request keeps
+        # running or a waiting one will be admitted (plan_prefill admits the first candidate
+        # when nothing runs); otherwise it finishes late.
+        hopeless = [s for s in self.running if self.hopeless(s, now)]
+        if hopeless and (len(hopeless) < len(self.running) or keep):
+            for seq in hopeless:
+                self.preempt(seq, preempted)
+                self.waiting.remove(seq)
+                self.schedule.shed.append(seq.req.id)
         return preempted
 
     def make_room_for_decodes(self) -> list[_Seq]:
@@ -510,11 +518,9 @@ class _SLOScheduler:
                 binding = due
             self.admit(seq, chunk, prefill, admitted)
 
-        waiting = self.candidates(preempted)
-        if not self.running and waiting:  # never idle with work waiting: start the best one
-            seq = waiting[0]
-            limit = cfg.token_budget if self.chunked else self.to_prefill(seq)
-            self.admit(seq, self.chunk_that_fits(seq, limit), prefill, admitted)
+        # Never idle with work waiting: with nothing running, the first candidate always fits the
+        # empty cache (it was not rejected) and, not being hopeless, makes its deadline.
+        assert self.running or not self.candidates(preempted)
         return prefill, admitted
 
     def admit(self, seq: _Seq, chunk: int, prefill: dict[str, int], admitted: list[_Seq]) -> None:
