@@ -2,7 +2,8 @@
 
 `reference`: the reference solution, loaded under its own module name so it can run side by side
 with the implementation under test (complexity tests, goodput and TPOT against the reference).
-Helpers (building requests, caching expensive runs) live in token_batcher_support.py.
+`runs`: a per-module memo of expensive runs (empty in every session). Helpers (building requests,
+caching expensive runs) live in token_batcher_support.py.
 """
 
 from __future__ import annotations
@@ -25,3 +26,12 @@ def reference():
     from kata.pytest_plugin import load_impl
 
     return load_impl(ROOT / "solutions" / "token-batcher.py", REFERENCE_MODULE)
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """Memo of a test module's expensive runs (seeded traces, their replays, bulk inputs), keyed by
+    implementation: see token_batcher_support.cached. A fixture, not a module-level dict, so it
+    starts empty in every pytest session (mutmut forks its mutant runs from a process that already
+    ran the suite once: a module-level memo would hand every mutant the clean run's results)."""
+    return {}

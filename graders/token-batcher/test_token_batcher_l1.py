@@ -300,8 +300,8 @@ def test_matches_oracle(impl, rows, size, tokens, window):
 @pytest.mark.points(2)
 @pytest.mark.edge("30,000 requests in batches of thousands: within 10x of the reference's time (catches O(n^2))")
 @pytest.mark.timeout(60)
-def test_complexity(impl, reference):
-    requests = bulk_requests(impl)  # 16 per time unit: a 400-unit window holds 6,400 requests
+def test_complexity(impl, reference, runs):
+    requests = bulk_requests(runs, impl)  # 16 per time unit: a 400-unit window holds 6,400 requests
 
     def run(mod, n):
         return mod.plan_batches(requests[:n], 100_000, 10**9, 400)

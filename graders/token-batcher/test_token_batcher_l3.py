@@ -109,6 +109,29 @@ def test_prompt_exactly_fills_cache(impl):
     assert rep.goodput == 1, f"Called schedule_slo(prompt exactly filling the cache). Returned goodput {rep.goodput}, expected 1."
 
 
+@pytest.mark.points(1)
+@pytest.mark.edge("a prompt whose first token exactly fills the cache (31 + 1 = 32 slots) is served, its prefill whole")
+@pytest.mark.timeout(10)
+def test_prompt_and_first_token_exactly_fill_cache(impl):
+    # ceil((31 + 1) / 4) = 8 = num_blocks: not rejected, and it fits only with the cache to itself
+    _, _, _, rep = run(impl, [("a", 0, 31, 1, 1000)], **SMALL)
+    assert_clean(rep, "schedule_slo(prompt 31, 1 output token, cache of 8 blocks of 4)")
+    assert rep.goodput == 1, f"Called schedule_slo(prompt 31 + its first token exactly filling the cache, deadline 1000). Returned goodput {rep.goodput}, expected 1."
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("block_size 1, one block free: a 1-token prompt also needs a block for its first token, so it waits")
+@pytest.mark.timeout(10)
+def test_first_token_needs_its_block(impl):
+    # a: 1 + 1 = 2 tokens = 2 of the 3 blocks. b: 1 + 1 = 2 blocks, only 1 is free while a runs;
+    # admitting b next to a would hold 4 > 3 blocks. Serving a, then b, meets both deadlines.
+    rows = [("a", 0, 1, 2, 100), ("b", 0, 1, 1, 100)]
+    _, _, _, rep = run(impl, rows, num_blocks=3, block_size=1, max_running=2, prefill_cost=1,
+                       decode_cost=1)
+    assert_clean(rep, f"schedule_slo({rows}, 3 blocks of 1, max_running 2)")
+    assert rep.goodput == 2, f"Called schedule_slo({rows}, 3 blocks of 1). Returned goodput {rep.goodput}, expected 2."
+
+
 @pytest.mark.points(2)
 @pytest.mark.edge("requests that cannot all fit at their peak: the schedule must preempt or wait, never exceed memory")
 def test_memory_pressure_small(impl):
@@ -159,6 +182,16 @@ def test_invalid_deadline(impl, deadline):
 
 
 @pytest.mark.points(1)
+@pytest.mark.edge("zero output tokens is valid: with an invalid ttft_deadline the ValueError names ttft_deadline, not output_tokens")
+@pytest.mark.parametrize("deadline", [None, -1])
+def test_invalid_deadline_with_zero_output(impl, deadline):
+    rows = [("a", 0, 2, 0, deadline)]
+    with pytest.raises(ValueError) as info:
+        run(impl, rows, **SMALL)
+    assert "ttft_deadline" in str(info.value), f"Called schedule_slo({rows}, ...). Raised ValueError({str(info.value)!r}), expected its message to name ttft_deadline (output_tokens 0 is valid)."
+
+
+@pytest.mark.points(1)
 @pytest.mark.edge("duplicate ids and invalid request fields raise ValueError naming the field")
 @pytest.mark.parametrize("rows,field", [
     ([("a", 0, 1, 1, 5), ("a", 0, 1, 1, 5)], "id"),
@@ -192,9 +225,9 @@ def test_prefill_cost_zero(impl):
 # --- invariants on the seeded traces (one test per rule) --------------------------
 
 
-def traces_problem(impl, *categories):
+def traces_problem(impl, runs, *categories):
     for seed in SLO_SEEDS:
-        problem = slo_report(impl, LEVEL, seed).first(*categories)
+        problem = slo_report(runs, impl, LEVEL, seed).first(*categories)
         if problem:
             return f"Called schedule_slo(seeded trace {seed}). The replay found: {problem}."
     return None
@@ -220,8 +253,8 @@ INVARIANTS = [
 def _invariant_test(category, points, edge):
     @pytest.mark.points(points)
     @pytest.mark.edge(edge + " (seeded traces)")
-    def test(impl):
-        problem = traces_problem(impl, category)
+    def test(impl, runs):
+        problem = traces_problem(impl, runs, category)
         assert problem is None, problem
 
     test.__name__ = f"test_traces_{category}"
@@ -259,22 +292,22 @@ def test_random_schedules_are_valid(impl, case):
 # --- goodput against the reference ------------------------------------------------
 
 
-def goodput_ratio(impl, reference):
+def goodput_ratio(impl, reference, runs):
     ours = theirs = 0
     for seed in SLO_SEEDS:
-        rep = slo_report(impl, LEVEL, seed)
+        rep = slo_report(runs, impl, LEVEL, seed)
         if not rep.valid:
             return None, f"the schedule on seeded trace {seed} breaks a rule: {rep.first(*PHYSICS)}"
         ours += rep.goodput
-        theirs += slo_report(reference, LEVEL, seed).goodput
+        theirs += slo_report(runs, reference, LEVEL, seed).goodput
     return ours / theirs, f"goodput {ours} over the traces, the reference's {theirs}"
 
 
 def _goodput_test(threshold, points):
     @pytest.mark.points(points)
     @pytest.mark.edge(f"goodput on seeded overload traces >= {threshold}% of the reference policy's")
-    def test(impl, reference):
-        ratio, detail = goodput_ratio(impl, reference)
+    def test(impl, reference, runs):
+        ratio, detail = goodput_ratio(impl, reference, runs)
         assert ratio is not None and ratio * 100 >= threshold, (
             f"Called schedule_slo on {len(SLO_SEEDS)} seeded traces. Returned {detail}"
             + ("" if ratio is None else f" ({ratio:.0%})") + f", expected >= {threshold}% of the reference's.")

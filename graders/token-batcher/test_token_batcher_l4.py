@@ -187,6 +187,45 @@ def test_too_large_is_rejected(impl):
     assert_clean(rep, "schedule_chunked(one too-large request and a small one)")
 
 
+# Cases where a prefill, once started, may fall behind its deadline. A shed request must not be
+# running after the last step, and a step must run something: a request running alone can only be
+# finished, or never started. Only validity is asserted (the policy is free).
+LATE_PREFILL_CASES = [
+    # 2 prompt tokens at 1 token per step: first token >= 4 + 2 * 4 = 12 > 4 + 5 = 9, never in time
+    ([("a", 4, 2, 0, 5)], dict(num_blocks=6, block_size=3, max_running=1, prefill_cost=0,
+                               decode_cost=4, token_budget=1)),
+    # 3 prompt tokens at 2 per step: first token >= 1 + 2 * 3 + 3 * 1 = 10 > 1 + 8 = 9
+    ([("a", 1, 3, 3, 8)], dict(num_blocks=8, block_size=4, max_running=1, prefill_cost=1,
+                               decode_cost=3, token_budget=2)),
+    # a arrives while b runs; a's first token is due at 2 + 21 = 23, with b decoding beside it
+    ([("a", 2, 4, 0, 21), ("b", 1, 3, 2, 21)],
+     dict(num_blocks=8, block_size=2, max_running=2, prefill_cost=2, decode_cost=4, token_budget=5)),
+    # c starts with a partial chunk next to a decoding request that then finishes
+    ([("a", 2, 5, 2, 29), ("b", 0, 12, 1, 26), ("c", 3, 3, 2, 28)],
+     dict(num_blocks=10, block_size=4, max_running=2, prefill_cost=0, decode_cost=4, token_budget=3)),
+    # x's prefill falls behind once y has finished: x is then running alone, and shedding it would
+    # need a step that runs nothing
+    ([("y", 0, 2, 2, 100), ("x", 1, 4, 1, 2)],
+     dict(num_blocks=8, block_size=4, max_running=2, prefill_cost=0, decode_cost=1, token_budget=2)),
+    # b's prefill falls behind while a still decodes beside it: b may be shed (preempted in a step
+    # in which a runs) or finished late
+    ([("a", 2, 2, 3, 5), ("b", 2, 4, 0, 8)],
+     dict(num_blocks=9, block_size=2, max_running=2, prefill_cost=1, decode_cost=3, token_budget=4)),
+    # a's 10-token prefill, 2 tokens a step beside b's decode, falls behind after b finishes
+    ([("a", 3, 10, 4, 29), ("b", 3, 1, 3, 28)],
+     dict(num_blocks=12, block_size=2, max_running=3, prefill_cost=2, decode_cost=2, token_budget=4)),
+]
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("a prefill that cannot (or can no longer) make its deadline: the schedule stays valid, nothing shed is left running")
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize("rows,config", LATE_PREFILL_CASES)
+def test_late_prefill_schedule_stays_valid(impl, rows, config):
+    _, _, _, rep = run(impl, rows, **config)
+    assert_clean(rep, f"schedule_chunked({rows}, EngineConfig(**{config}))")
+
+
 @pytest.mark.points(1)
 @pytest.mark.edge("token_budget None or below max_running raises ValueError naming token_budget")
 @pytest.mark.parametrize("budget", [None, 2, 0])
@@ -207,9 +246,9 @@ def test_invalid_deadline_and_config(impl):
 # --- invariants on the seeded traces -----------------------------------------------
 
 
-def traces_problem(impl, *categories):
+def traces_problem(impl, runs, *categories):
     for seed in CHUNKED_SEEDS:
-        problem = slo_report(impl, LEVEL, seed).first(*categories)
+        problem = slo_report(runs, impl, LEVEL, seed).first(*categories)
         if problem:
             return f"Called schedule_chunked(seeded trace {seed}). The replay found: {problem}."
     return None
@@ -236,8 +275,8 @@ INVARIANTS = [
 def _invariant_test(category, points, edge):
     @pytest.mark.points(points)
     @pytest.mark.edge(edge + " (seeded traces)")
-    def test(impl):
-        problem = traces_problem(impl, category)
+    def test(impl, runs):
+        problem = traces_problem(impl, runs, category)
         assert problem is None, problem
 
     test.__name__ = f"test_traces_{category}"
@@ -250,10 +289,10 @@ for _category, _points, _edge in INVARIANTS:
 
 @pytest.mark.points(1)
 @pytest.mark.edge("tpot_percentiles of its own schedule agree with the replay's TPOTs (seeded traces)")
-def test_traces_tpot_of_own_schedule(impl):
+def test_traces_tpot_of_own_schedule(impl, runs):
     for seed in CHUNKED_SEEDS:
-        requests, _, schedule = slo_case(impl, LEVEL, seed)
-        rep = slo_report(impl, LEVEL, seed)
+        requests, _, schedule = slo_case(runs, impl, LEVEL, seed)
+        rep = slo_report(runs, impl, LEVEL, seed)
         if rep.first("outcomes"):
             pytest.fail(f"Called schedule_chunked(seeded trace {seed}). Its outcomes differ from the replay: {rep.first('outcomes')}.")
         got = as_tuple(impl.tpot_percentiles(requests, schedule))
@@ -290,11 +329,11 @@ def test_random_schedules_are_valid(impl, case):
 # --- goodput and TPOT against the reference --------------------------------------
 
 
-def totals(mod):
+def totals(mod, runs):
     """(valid on every trace?, first problem, goodput summed, P99 TPOT summed) over the traces."""
     goodput = p99 = 0
     for seed in CHUNKED_SEEDS:
-        rep = slo_report(mod, LEVEL, seed)
+        rep = slo_report(runs, mod, LEVEL, seed)
         if not rep.valid:
             return False, f"the schedule on seeded trace {seed} breaks a rule: {rep.first(*PHYSICS)}", 0, 0
         goodput += rep.goodput
@@ -305,9 +344,9 @@ def totals(mod):
 def _goodput_test(threshold, points):
     @pytest.mark.points(points)
     @pytest.mark.edge(f"goodput on seeded traces with long prompts >= {threshold}% of the reference policy's")
-    def test(impl, reference):
-        ok, problem, ours, _ = totals(impl)
-        _, _, theirs, _ = totals(reference)
+    def test(impl, reference, runs):
+        ok, problem, ours, _ = totals(impl, runs)
+        _, _, theirs, _ = totals(reference, runs)
         assert ok, f"Called schedule_chunked on {len(CHUNKED_SEEDS)} seeded traces. Returned a schedule that {problem}."
         assert ours * 100 >= threshold * theirs, (
             f"Called schedule_chunked on {len(CHUNKED_SEEDS)} seeded traces. Returned goodput {ours} "
@@ -320,9 +359,9 @@ def _goodput_test(threshold, points):
 def _tpot_test(threshold, points):
     @pytest.mark.points(points)
     @pytest.mark.edge(f"P99 TPOT summed over seeded traces <= {threshold}% of the reference's (with goodput >= 75% of its)")
-    def test(impl, reference):
-        ok, problem, goodput, ours = totals(impl)
-        _, _, ref_goodput, theirs = totals(reference)
+    def test(impl, reference, runs):
+        ok, problem, goodput, ours = totals(impl, runs)
+        _, _, ref_goodput, theirs = totals(reference, runs)
         where = f"Called schedule_chunked on {len(CHUNKED_SEEDS)} seeded traces."
         assert ok, f"{where} Returned a schedule that {problem}."
         assert goodput * 100 >= 75 * ref_goodput, (

@@ -11,32 +11,32 @@ def build(mod, rows):
     return [mod.Request(*row) for row in rows]
 
 
-_cache: dict = {}  # (module name, id(module), key) -> result or the exception it raised
-
-
-def cached(mod, key, compute):
-    """compute() once per (implementation, key); a raised exception is cached and re-raised."""
+def cached(runs, mod, key, compute):
+    """compute() once per (implementation, key) in `runs`, the test module's `runs` fixture (a
+    dict that starts empty in every pytest session: a module-level dict here would outlive the
+    session, e.g. into mutmut's runs forked after a clean run, and hand back stale results).
+    A raised exception is cached and re-raised."""
     k = (mod.__name__, id(mod), key)
-    if k not in _cache:
+    if k not in runs:
         try:
-            _cache[k] = ("ok", compute(), None)
+            runs[k] = ("ok", compute(), None)
         except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
-            _cache[k] = ("error", exc, exc.__traceback__)
-    kind, value, tb = _cache[k]
+            runs[k] = ("error", exc, exc.__traceback__)
+    kind, value, tb = runs[k]
     if kind == "error":
         # restore the original traceback: re-raising would otherwise grow it test after test
         raise value.with_traceback(tb)
     return value
 
 
-def bulk_requests(mod, n=100_000):
-    """n requests built with mod.Request, once per session: 16 arrive per time unit, prompts of
+def bulk_requests(runs, mod, n=100_000):
+    """n requests built with mod.Request, once per test module: 16 arrive per time unit, prompts of
     1-40 tokens, outputs of 0-2. Every implementation reads only the fields, so the reference runs
     on the very same objects (building 100k frozen dataclasses costs more than batching them)."""
     def make():
         return [mod.Request(f"q{i}", i // 16, 1 + (i * 7919) % 40, (i * 104729) % 3)
                 for i in range(n)]
-    return cached(mod, ("bulk", n), make)
+    return cached(runs, mod, ("bulk", n), make)
 
 
 def timed(fn, *args):
@@ -79,7 +79,7 @@ CHUNKED_SEEDS = (21, 22, 23)
 TRACE_SIZE = 160
 
 
-def slo_case(mod, level, seed):
+def slo_case(runs, mod, level, seed):
     """(requests, config, schedule) of mod's level-3 or level-4 scheduler on a seeded trace."""
     from token_batcher_traces import slo_trace
 
@@ -91,15 +91,15 @@ def slo_case(mod, level, seed):
         fn = mod.schedule_chunked if chunked else mod.schedule_slo
         return requests, config, fn(requests, config)
 
-    return cached(mod, ("slo", level, seed), run)
+    return cached(runs, mod, ("slo", level, seed), run)
 
 
-def slo_report(mod, level, seed):
-    """The replay's report on slo_case(mod, level, seed)."""
+def slo_report(runs, mod, level, seed):
+    """The replay's report on slo_case(runs, mod, level, seed)."""
     from token_batcher_replay import replay_schedule
 
     def run():
-        requests, config, schedule = slo_case(mod, level, seed)
+        requests, config, schedule = slo_case(runs, mod, level, seed)
         return replay_schedule(requests, config, schedule, chunked=level == 4)
 
-    return cached(mod, ("report", level, seed), run)
+    return cached(runs, mod, ("report", level, seed), run)
