@@ -63,6 +63,17 @@ def test_single_request(impl):
     assert rep.goodput == 1, f"Called schedule_slo(one request, deadline 1000). Returned goodput {rep.goodput}, expected 1."
 
 
+@pytest.mark.points(1)
+@pytest.mark.edge("a lone request that cannot make its deadline (decode_cost alone overruns it): shed or served late, the schedule stays valid")
+@pytest.mark.timeout(10)
+def test_lone_request_beyond_deadline(impl):
+    # its first token comes at 3 + 4 + 1 * 2 = 9 at the earliest, after 3 + 3 = 6: goodput 0
+    rows = [("a", 3, 1, 1, 3)]
+    _, _, _, rep = run(impl, rows, num_blocks=11, block_size=4, max_running=3, prefill_cost=2, decode_cost=4)
+    assert_clean(rep, f"schedule_slo({rows}, decode_cost 4, prefill_cost 2)")
+    assert rep.goodput == 0, f"Called schedule_slo({rows}, decode_cost 4, prefill_cost 2). Returned goodput {rep.goodput}, expected 0 (the first token cannot come before 9 > 6)."
+
+
 @pytest.mark.points(2)
 @pytest.mark.edge("a first token exactly at arrival + ttft_deadline meets the SLO (<=)")
 def test_deadline_met_with_equality(impl):
