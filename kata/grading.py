@@ -370,15 +370,19 @@ def score(result: SuiteResult, kata: Kata) -> SuiteResult:
     return result
 
 
-def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits()) -> dict[Path, bool | None]:
+def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
+                test_files: list[Path] | None = None) -> dict[Path, bool | None]:
     """Which of `bugs` the hidden suite catches (fails at least one test), in one child process.
 
-    None for a bug with no test result at all (its file could not be collected).
+    None for a bug with no test result at all (its file could not be collected). `test_files`:
+    the hidden suite's files in the order to run them (default: the grader folder's order); a
+    bug's remaining tests are skipped once one fails, so cheap files first saves time.
     """
     from kata.pytest_plugin import SWEEP_SKIP
 
     resolved = [b.resolve() for b in bugs]
-    result = run_tests([kata.grader], None, kata.module_name, kata.root, limits, sweep=resolved)
+    result = run_tests(test_files or [kata.grader], None, kata.module_name, kata.root, limits,
+                       sweep=resolved)
     verdict: dict[Path, bool | None] = {}
     for bug in resolved:
         mine = [t for t in result.tests if t.impl == str(bug)]

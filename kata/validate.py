@@ -18,7 +18,7 @@ and the hidden suite's run time on the reference. Grading runs are child process
 from __future__ import annotations
 
 import ast
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -140,11 +140,25 @@ def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata 
         "visible": lambda: grade(kata, kata.solution, "visible", limits),
         "stub": lambda: grade(kata, kata.stub, "hidden", limits),
     }
-    # the bug zoo in a few child processes (sweep mode), not one per bug
+    # the bug zoo in a few child processes (sweep mode), not one per bug; a chunk takes the
+    # hidden suite's files cheapest first (see validate), given once the reference has run
     for i in range(0, len(bugs), SWEEP_CHUNK):
         chunk = bugs[i:i + SWEEP_CHUNK]
-        jobs[f"bugs{i}"] = lambda chunk=chunk: caught_bugs(kata, chunk, limits)
+        jobs[f"bugs{i}"] = lambda files, chunk=chunk: caught_bugs(kata, chunk, limits, files)
     return report, kata, jobs
+
+
+def cheapest_files_first(kata: Kata, ref) -> list[Path] | None:
+    """The hidden suite's test files, by the reference's time in each, shortest first (files the
+    run did not report come last, by name). None when the run reported nothing to order by."""
+    seconds: dict[Path, float] = {}
+    for t in ref.tests:
+        path = (kata.root / t.name.split("::")[0]).resolve()
+        seconds[path] = seconds.get(path, 0.0) + (t.duration or 0.0)
+    files = sorted(p.resolve() for p in kata.grader.glob("test_*.py"))
+    if not seconds or not all(p in files for p in seconds):
+        return None
+    return sorted(files, key=lambda p: (p not in seconds, seconds.get(p, 0.0), p.name))
 
 
 def _conclude(report: KataReport, kata: Kata, results: dict) -> KataReport:
@@ -196,14 +210,26 @@ def _conclude(report: KataReport, kata: Kata, results: dict) -> KataReport:
 def validate(wb: Workbook, slugs: list[str], workers: int = 2, limits: Limits = Limits()) -> list[KataReport]:
     """Validate katas; every kata's grading runs share one pool of `workers` child processes."""
     prepared = [_prepare(wb, slug, limits) for slug in slugs]
-    # the longest jobs first (reference runs, then the zoo), so the pool ends evenly
-    order = sorted(((i, name, fn) for i, (_, _, jobs) in enumerate(prepared) for name, fn in jobs.items()),
-                   key=lambda job: (not job[1].startswith("ref"), not job[1].startswith("bugs")))
+    results: list[dict] = [{} for _ in prepared]
+    # Reference runs first; a kata's bug zoo is queued once its first reference run is in, with
+    # the suite's files in the reference's order of cost, cheapest first: a bug's tests stop at
+    # its first failure, so most bugs never reach the slow files.
+    first = sorted(((i, name, fn) for i, (_, _, jobs) in enumerate(prepared)
+                    for name, fn in jobs.items() if not name.startswith("bugs")),
+                   key=lambda job: not job[1].startswith("ref"))
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [(i, name, pool.submit(fn)) for i, name, fn in order]
-        results: list[dict] = [{} for _ in prepared]
-        for i, name, fut in futures:
-            results[i][name] = fut.result()
+        pending = {pool.submit(fn): (i, name) for i, name, fn in first}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                i, name = pending.pop(fut)
+                results[i][name] = fut.result()
+                if name == "ref1":
+                    _, kata, jobs = prepared[i]
+                    files = cheapest_files_first(kata, results[i]["ref1"])
+                    for bug_job, fn in jobs.items():
+                        if bug_job.startswith("bugs"):
+                            pending[pool.submit(fn, files)] = (i, bug_job)
     return [_conclude(report, kata, results[i]) if kata is not None else report
             for i, (report, kata, _) in enumerate(prepared)]
 
