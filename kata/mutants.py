@@ -88,8 +88,8 @@ def _project(kata: Kata, where: Path) -> None:
     shutil.copytree(kata.grader, where / "graders" / kata.slug, ignore=ignore)
     (where / "solutions").mkdir()
     shutil.copyfile(kata.solution, where / "solutions" / kata.solution.name)
-    # complexity tests compare timings with the reference; mutmut's trampolines slow every call
-    # of the mutated module, so those tests would fail on the unmutated code too
+    # Complexity tests compare timings with the reference; mutmut's trampolines slow every call
+    # of the mutated module, so those tests would fail on the unmutated code too: left out.
     # A mutant that loops forever fails its test after MUTANT_TEST_TIMEOUT s (pytest-timeout),
     # counted as killed, instead of running into mutmut's own CPU limit, which is 30x the
     # estimated time of all the tests it selects (minutes for one mutant of a busy function).
@@ -147,6 +147,7 @@ def run_mutants(kata: Kata, workers: int = 2, keep: Path | None = None) -> Mutat
             tail = (run.stdout + run.stderr).strip()[-800:]
             raise CatalogError(f"{kata.slug}: mutmut checked no mutant (does the hidden suite pass "
                                f"on the reference?): {tail}")
+
         def diff_of(name: str) -> str:
             show = subprocess.run([*command, "show", name], cwd=tmp, env=env,
                                   capture_output=True, text=True)
@@ -158,8 +159,7 @@ def run_mutants(kata: Kata, workers: int = 2, keep: Path | None = None) -> Mutat
                      if NOT_KILLED.get(code) == "survived" and name not in equivalent]
         with ThreadPoolExecutor(max(1, workers)) as pool:  # one `mutmut show` process each
             diffs = dict(zip(survivors, pool.map(diff_of, survivors)))
-        report = classify(kata.slug, codes, equivalent, diffs.__getitem__)
-        return report
+        return classify(kata.slug, codes, equivalent, diffs.__getitem__)
     finally:
         if keep is not None:
             shutil.copytree(tmp, keep, dirs_exist_ok=True)

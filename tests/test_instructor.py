@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli import app
-from kata.catalog import Workbook
+from kata.catalog import Workbook, load_kata
 from kata.cohort import bundle_leaks, grade_batch, merge
 from kata.grading import Limits
 from kata.validate import validate_kata
@@ -104,6 +104,26 @@ def test_equivalent_marks_leave_the_score_and_stale_marks_are_reported():
     assert marked.stale_marks == ["m.x_f__mutmut_1 is marked equivalent but the hidden suite kills it",
                                   "m.x_g__mutmut_9 is marked equivalent but mutmut made no such mutant"]
     assert marked.to_json()["equivalent"] == 1 and marked.to_json()["stale_marks"] == marked.stale_marks
+
+
+def test_bug_zoo_runs_the_cheapest_test_files_first(fixture_workbook):
+    from types import SimpleNamespace
+
+    from kata.validate import cheapest_files_first
+
+    adder = load_kata(fixture_workbook, "adder")
+    (adder.grader / "test_slow.py").write_text((adder.grader / "test_adder.py").read_text())
+    (adder.grader / "test_unrun.py").write_text("")
+
+    def ref(*timed):
+        return SimpleNamespace(tests=[SimpleNamespace(name=f"graders/adder/{f}::test_{n}", duration=d)
+                                      for n, (f, d) in enumerate(timed)])
+
+    got = cheapest_files_first(adder, ref(("test_slow.py", 2.0), ("test_adder.py", 0.5),
+                                          ("test_adder.py", 0.25)))
+    assert [p.name for p in got] == ["test_adder.py", "test_slow.py", "test_unrun.py"]
+    assert cheapest_files_first(adder, ref()) is None  # nothing to order by: the folder's order
+    assert cheapest_files_first(adder, ref(("elsewhere/test_x.py", 1.0))) is None
 
 
 def test_student_bundle_has_no_solution_or_hidden_test(tmp_path):
