@@ -132,7 +132,7 @@ class Row:
 def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | None = None,
                 on_done: Callable[[Row], None] | None = None, limits=None) -> dict:
     """Grade a cohort (or one shard of it); return the gradebook as a dict."""
-    from kata.grading import Limits, grade
+    from kata.grading import Limits, child_guard, grade
 
     k, n = parse_shard(shard)
     students = discover(wb, submissions)
@@ -157,7 +157,7 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
                    [lv.points_earned for lv in result.levels],
                    [t.name for t in result.tests if t.status != "pass"], result.message)
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    with child_guard(), ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(one, *job) for job in jobs]
         for fut in as_completed(futures):
             row = fut.result()

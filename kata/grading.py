@@ -5,34 +5,53 @@ through `run_tests`, which runs the same pytest code a learner can run by hand:
 
     pytest graders/<slug> --kata-impl workspace/<module>.py
 
-The child is untrusted. It runs in its own process group with memory, CPU and per-test time limits;
-the parent follows the event stream the plugin writes (kata/pytest_plugin.py) and
+The child is untrusted. Each run works on a private copy: the kata's graders, reference and prompt
+files and the learner's file are copied into a fresh temporary folder, which is the child's working
+directory and root (the child is never told where the workbook is), and the hidden suite's files are
+checked against graders/<slug>/MANIFEST.json before and after. The child runs in its own process
+group with memory, CPU and per-test time limits, and dies with its parent (PR_SET_PDEATHSIG; and
+SIGINT/SIGTERM/SIGHUP in the parent kill every grading child first). The parent follows the event
+stream the plugin writes (kata/pytest_plugin.py), every line signed with a key only the two share and
+numbered, and
 
-* kills the whole group when one test outlives its hard bound or the run outlives its wall clock;
+* gives one verdict to every test when the learner's module hangs, crashes or exits at import;
+* kills the whole group when one test outlives its hard bound; after two timeouts in a row, later
+  tests get a short bound, and the whole run has a budget (`Limits.wall_timeout`) after which the
+  tests not yet run are reported as such, with the reason;
 * marks the test a dead child was running as an error (exit code 0 proves nothing: `os._exit(0)`
   exits 0 with no report) and starts a fresh child on the tests that have no result yet;
-* reports every test with no result as an error, never as a pass.
+* reports every test with no result as an error, never as a pass;
+* trusts no event it did not expect: an unsigned or out-of-order line, a second report for a test,
+  a report for a test not running, a canary test that passed, or the plugin's "tampered" event
+  mark the whole run tampered, and a tampered run scores 0 points.
 
 The result is shaped like Exercism's results.json v3 (status, message, tests[] in file order with
-name, status, message, output, task_id = level) plus points earned and possible per level.
+name, status, message, output, task_id = level) plus points earned and possible per level. JUnit
+XML is written by the parent from the merged result, so it is complete across restarts.
 
-What it leaves out: hostile code that tampers with the plugin inside its own process (this is a
-practice tool, not a sandbox for adversaries).
+What it leaves out: this is a practice tool, not a sandbox. Code in the child can, with effort,
+read the plugin's memory or find the installed package; see the README.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import secrets
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from kata.catalog import Kata
+from kata.catalog import CatalogError, Kata
 
 PASS, FAIL, ERROR = "pass", "fail", "error"
 OUTPUT_CAP = 64 * 1024  # bytes of the child's own stdout/stderr kept
@@ -43,13 +62,16 @@ class Limits:
     """Bounds on one grading run. Defaults suit a kata's hidden suite on a small machine."""
 
     test_timeout: float = 20.0  # pytest-timeout per test (signal method: a clean failure)
-    hard_test_grace: float = 10.0  # then the parent kills the child (a loop inside C code)
-    wall_timeout: float = 600.0  # the whole run, restarts included
+    hard_test_grace: float = 3.0  # then the parent kills the child (a loop inside C code)
+    wall_timeout: float = 60.0  # the budget of the whole run, restarts included
+    import_timeout: float = 10.0  # importing the learner's module, once, before the first test
+    strike_timeout: float = 5.0  # per test, once two tests in a row have timed out
     memory_bytes: int = 3 * 1024**3  # RLIMIT_AS of the child
     max_restarts: int = 200
 
     def __post_init__(self):
-        for name in ("test_timeout", "hard_test_grace", "wall_timeout"):
+        for name in ("test_timeout", "hard_test_grace", "wall_timeout", "import_timeout",
+                     "strike_timeout"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)}")
 
@@ -88,6 +110,7 @@ class SuiteResult:
     points_possible: int = 0
     duration: float = 0.0
     restarts: int = 0
+    tampered: str | None = None  # why the run's verdicts cannot be trusted (then 0 points)
     version: int = 3
 
     @property
@@ -100,6 +123,7 @@ class SuiteResult:
     @classmethod
     def from_json(cls, data: dict) -> "SuiteResult":
         data = dict(data)
+        data.setdefault("tampered", None)
         data["tests"] = [TestResult(**t) for t in data.get("tests", [])]
         data["levels"] = [LevelScore(**lv) for lv in data.get("levels", [])]
         return cls(**data)
@@ -111,26 +135,85 @@ class SuiteResult:
 
 # --- the child process ------------------------------------------------------
 
+_PR_SET_PDEATHSIG = 1
 
-def _limit_child(memory_bytes: int, cpu_seconds: int):
+
+def _limit_child(memory_bytes: int, cpu_seconds: int, parent_pid: int):
     def apply():  # runs in the child between fork and exec
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if sys.platform.startswith("linux"):
+            try:  # die with the parent, even when it is SIGKILLed
+                import ctypes
+
+                ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            except (OSError, AttributeError):  # pragma: no cover - no prctl: the handlers remain
+                pass
+            if os.getppid() != parent_pid:  # the parent died before prctl took effect
+                os._exit(1)
 
     return apply
 
 
-def _child_env(tmp: Path) -> dict:
+def _child_env(tmp: Path, secret_fd: int) -> dict:
     env = dict(os.environ)
     for var in ("PYTHONDONTWRITEBYTECODE", "PYTEST_ADDOPTS", "PYTEST_PLUGINS",
-                "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "HYPOTHESIS_PROFILE"):
+                "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "HYPOTHESIS_PROFILE", "KATA_WORKBOOK",
+                "KATA_STATE_DIR", "PYTHONPATH"):
         env.pop(var, None)
     env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(tmp / "hypothesis")
     env["PYTHONHASHSEED"] = "0"
+    env["KATA_SECRET_FD"] = str(secret_fd)
     return env
+
+
+# Every grading child alive in this process, so that a signal to `kata` kills them first.
+_CHILDREN: set[subprocess.Popen] = set()
+_CHILDREN_LOCK = threading.Lock()
+_GUARD = {"depth": 0, "previous": {}}
+
+
+def _kill_all_children() -> None:
+    with _CHILDREN_LOCK:
+        children = list(_CHILDREN)
+    for child in children:
+        _kill_group(child)
+
+
+def _on_signal(signum, frame):
+    _kill_all_children()
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    previous = _GUARD["previous"].get(signum)
+    signal.signal(signum, previous if callable(previous) or previous in (signal.SIG_IGN,)
+                  else signal.SIG_DFL)
+    signal.raise_signal(signum)
+
+
+@contextmanager
+def child_guard():
+    """While inside, SIGINT, SIGTERM and SIGHUP kill every grading child before `kata` exits.
+
+    Re-entrant; a no-op outside the main thread (signal handlers live there). Commands that grade
+    from worker threads (grade-batch, validate) wrap their whole pool in it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if _GUARD["depth"] == 0:
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            _GUARD["previous"][sig] = signal.signal(sig, _on_signal)
+    _GUARD["depth"] += 1
+    try:
+        yield
+    finally:
+        _GUARD["depth"] -= 1
+        if _GUARD["depth"] == 0:
+            for sig, previous in _GUARD["previous"].items():
+                signal.signal(sig, previous if previous is not None else signal.SIG_DFL)
+            _GUARD["previous"] = {}
 
 
 def _read_capped(path: Path, cap: int = OUTPUT_CAP) -> str:
@@ -144,12 +227,16 @@ def _read_capped(path: Path, cap: int = OUTPUT_CAP) -> str:
 
 
 class _EventReader:
-    """Reads the plugin's JSON-lines file incrementally (the child may still be writing)."""
+    """Reads the plugin's JSON-lines file incrementally (the child may still be writing) and checks
+    each line's signature and sequence number. A line that fails either is reported as forged."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, key: bytes):
         self.path = path
+        self.key = key
         self.offset = 0
         self.buffer = b""
+        self.seq = 0
+        self.forged: str | None = None
 
     def poll(self) -> list[dict]:
         try:
@@ -163,11 +250,28 @@ class _EventReader:
         *lines, self.buffer = self.buffer.split(b"\n")
         events = []
         for line in lines:
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                continue  # a torn or forged line is ignored, never trusted
+            if self.forged:
+                break
+            event = self._verify(line)
+            if event is not None:
+                events.append(event)
         return events
+
+    def _verify(self, line: bytes) -> dict | None:
+        try:
+            outer = json.loads(line)
+            body, sig = outer["body"], outer["sig"]
+            want = hmac.new(self.key, body.encode(), hashlib.sha256).hexdigest()
+            if not hmac.compare_digest(want, str(sig)):
+                raise ValueError("bad signature")
+            event = json.loads(body)
+            if event.get("n") != self.seq + 1:
+                raise ValueError(f"event {event.get('n')} where {self.seq + 1} was due")
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self.forged = f"the grading event stream holds a line the plugin did not write ({exc})"
+            return None
+        self.seq += 1
+        return event
 
 
 def _describe_exit(code: int | None) -> str:
@@ -184,25 +288,115 @@ def _describe_exit(code: int | None) -> str:
     return f"exited with code {code}"
 
 
+# --- the private copy and the manifest --------------------------------------
+
+MANIFEST = "MANIFEST.json"
+_COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis")
+
+
+class IntegrityError(CatalogError):
+    """The hidden suite on disk is not the one `kata validate` recorded: no grade is given."""
+
+
+def _manifest_files(kata: Kata) -> list[Path]:
+    files = [p for p in sorted(kata.grader.rglob("*"))
+             if p.is_file() and p.name != MANIFEST and "__pycache__" not in p.parts
+             and p.suffix != ".pyc"]
+    if kata.solution.is_file():
+        files.append(kata.solution)
+    return files
+
+
+def compute_manifest(kata: Kata) -> dict:
+    """{"files": {path relative to the workbook root: sha256}} of the hidden suite and reference."""
+    return {"files": {p.relative_to(kata.root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                      for p in _manifest_files(kata)}}
+
+
+def write_manifest(kata: Kata) -> bool:
+    """Write graders/<slug>/MANIFEST.json (by `kata validate`); True if it changed."""
+    path = kata.grader / MANIFEST
+    text = json.dumps(compute_manifest(kata), indent=1, sort_keys=True) + "\n"
+    if path.is_file() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
+def verify_manifest(kata: Kata) -> None:
+    """Raise IntegrityError naming the first file that differs from graders/<slug>/MANIFEST.json."""
+    path = kata.grader / MANIFEST
+    rel = path.relative_to(kata.root).as_posix()
+    fix = f"restore it (e.g. `git checkout graders/{kata.slug} solutions`), or run `kata validate {kata.slug}` if you changed it on purpose"
+    try:
+        recorded = json.loads(path.read_text())["files"]
+    except FileNotFoundError:
+        raise IntegrityError(f"{rel}: missing: run `kata validate {kata.slug}` to write it") from None
+    except (ValueError, KeyError, TypeError):
+        raise IntegrityError(f"{rel}: not a manifest kata can read: {fix}") from None
+    actual = compute_manifest(kata)["files"]
+    for name in sorted(recorded.keys() | actual.keys()):
+        if name not in actual:
+            raise IntegrityError(f"{name}: missing from the hidden suite since {rel} was written: {fix}")
+        if name not in recorded:
+            raise IntegrityError(f"{name}: not in {rel}, added after it was written: {fix}")
+        if recorded[name] != actual[name]:
+            raise IntegrityError(f"{name}: changed since {rel} was written: {fix}")
+
+
+def private_copy(kata: Kata, dest: Path) -> Path:
+    """Copy what grading the kata needs into dest/wb (a workbook of one kata); return its root."""
+    root = dest / "wb"
+    shutil.copytree(kata.dir, root / "katas" / kata.slug, ignore=_COPY_IGNORE)
+    if kata.grader.is_dir():
+        shutil.copytree(kata.grader, root / "graders" / kata.slug, ignore=_COPY_IGNORE)
+    if kata.solution.is_file():
+        (root / "solutions").mkdir(parents=True)
+        shutil.copy2(kata.solution, root / "solutions" / kata.solution.name)
+    return root
+
+
+# --- running the tests --------------------------------------------------------
+
+
+def _canaries(count: int = 3) -> list[tuple[str, float]]:
+    """Names no grader uses, at random positions (fractions of the suite)."""
+    words = ("boundary", "window", "budget", "prefill", "decode", "evict", "order", "limit",
+             "chunk", "slot", "queue", "tie", "empty", "large", "reject")
+    return [(f"test_{secrets.choice(words)}_{secrets.choice(words)}_{secrets.token_hex(3)}",
+             (i + secrets.randbelow(1000) / 1000) / count) for i in range(count)]
+
+
 def run_tests(
     paths: list[Path],
     impl: Path | None,
     module_name: str | None,
     root: Path,
     limits: Limits = Limits(),
-    fail_fast: bool = False,
     junit_xml: Path | None = None,
     sweep: list[Path] | None = None,
+    canaries: bool = True,
 ) -> SuiteResult:
     """Run the tests under `paths` on `impl` (None: the reference) and return every test's result.
 
-    `sweep`: run every test once per implementation in the list instead (see the plugin).
+    `root` is the (private) workbook the child runs in; `paths` lie under it. `sweep`: run every
+    test once per implementation in the list instead (see the plugin). `canaries`: insert tests
+    that must fail, to prove the verdicts were not forged (off in sweep mode).
     """
+    with child_guard():
+        return _run(paths, impl, module_name, root, limits, junit_xml, sweep,
+                    canaries and not sweep)
+
+
+def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries) -> SuiteResult:
     started = time.monotonic()
     tests: dict[str, TestResult] = {}  # node id -> result, insertion = collection order
     finished: set[str] = set()
     restarts = 0
     run_message = None
+    tampered: str | None = None
+    strikes = 0  # tests in a row that timed out
+    timed_out_tests = 0
     with tempfile.TemporaryDirectory(prefix="kata-grade-") as tmpname:
         tmp = Path(tmpname)
         ini = tmp / "pytest.ini"
@@ -211,70 +405,140 @@ def run_tests(
         while True:
             events_path = tmp / f"events-{restarts}.jsonl"
             out_path = tmp / f"output-{restarts}.txt"
+            key = secrets.token_hex(16).encode()
+            canaries = _canaries() if use_canaries else []
+            canary_ids: dict[str, str | None] = {name: None for name, _ in canaries}
+            per_test = limits.strike_timeout if strikes >= 2 else limits.test_timeout
             cmd = [
                 sys.executable, "-m", "pytest", *targets,
                 "-c", str(ini), "--rootdir", str(root),
                 "-q", "--show-capture=no", "--tb=short", "--no-header",
                 "-p", "no:cacheprovider", "-p", "no:randomly",
-                "--timeout", str(limits.test_timeout), "--timeout-method", "signal",
+                "--timeout", str(per_test), "--timeout-method", "signal",
                 "--kata-events", str(events_path),
             ]
             if impl is not None:
                 cmd += ["--kata-impl", str(impl)]
             if module_name:
                 cmd += ["--kata-impl-module", module_name]
-            if fail_fast:
-                cmd.append("-x")
             if sweep:
                 cmd += ["--kata-sweep", os.pathsep.join(str(p) for p in sweep)]
-            if junit_xml is not None and restarts == 0:
-                cmd += ["--junitxml", str(junit_xml), "-o", "junit_family=xunit2"]
             remaining_wall = limits.wall_timeout - (time.monotonic() - started)
             cpu = int(max(remaining_wall, 1)) + 10
-            with out_path.open("wb") as out:
-                child = subprocess.Popen(
-                    cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    env=_child_env(tmp), start_new_session=True,
-                    preexec_fn=_limit_child(limits.memory_bytes, cpu),
-                )
-                current, current_since, killed_for = None, None, None
-                reader = _EventReader(events_path)
+            secret_r, secret_w = os.pipe()
+            os.write(secret_w, json.dumps({"key": key.decode(), "canaries": canaries}).encode())
+            os.close(secret_w)
+            try:
+                with out_path.open("wb") as out:
+                    child = subprocess.Popen(
+                        cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                        env=_child_env(tmp, secret_r), start_new_session=True, pass_fds=(secret_r,),
+                        preexec_fn=_limit_child(limits.memory_bytes, cpu, os.getpid()),
+                    )
+            finally:
+                os.close(secret_r)
+            with _CHILDREN_LOCK:
+                _CHILDREN.add(child)
+            finished_before = len(finished)
+            state = {"current": None, "since": None, "importing": None, "import_error": None,
+                     "finished_at": None, "whens": {}}
+            killed_for = None
+            reader = _EventReader(events_path, key)
 
-                def absorb(events):
-                    nonlocal current, current_since
-                    for ev in events:
-                        kind = ev.get("event")
-                        if kind == "collected":
-                            for t in ev.get("tests", []):
-                                if t["id"] not in tests:
-                                    tests[t["id"]] = TestResult(
-                                        name=t["id"], status=ERROR, message="no result was reported",
-                                        task_id=t.get("level"),
-                                        points=t.get("points") if t.get("points") is not None else 1.0,
-                                        edge=t.get("edge"), impl=t.get("impl"),
-                                    )
-                        elif kind == "start":
-                            current, current_since = ev["id"], time.monotonic()
-                        elif kind == "report" and ev.get("id") in tests:
-                            _apply_report(tests[ev["id"]], ev)
-                            if ev["when"] == "teardown":
-                                finished.add(ev["id"])
-                                if current == ev["id"]:
-                                    current = None
+            def distrust(why: str) -> None:
+                nonlocal tampered
+                tampered = tampered or why
 
+            def absorb(events):
+                nonlocal strikes, timed_out_tests
+                for ev in events:
+                    kind = ev.get("event")
+                    if state["finished_at"] is not None:
+                        distrust(f"an event arrived after the run's last one ({kind})")
+                    if kind == "collected":
+                        for t in ev.get("tests", []):
+                            name = t["id"].split("::")[-1]
+                            if name in canary_ids:
+                                canary_ids[name] = t["id"]
+                                continue
+                            if t["id"] not in tests:
+                                tests[t["id"]] = TestResult(
+                                    name=t["id"], status=ERROR, message="no result was reported",
+                                    task_id=t.get("level"),
+                                    points=t.get("points") if t.get("points") is not None else 1.0,
+                                    edge=t.get("edge"), impl=t.get("impl"),
+                                )
+                    elif kind == "import":
+                        if ev.get("state") == "start":
+                            state["importing"] = time.monotonic()
+                        else:
+                            state["importing"] = None
+                            state["import_error"] = ev.get("error")
+                    elif kind == "start":
+                        if state["current"] is not None:
+                            distrust(f"a test started while {state['current']} had not finished")
+                        state["current"], state["since"] = ev["id"], time.monotonic()
+                        state["whens"] = {}
+                    elif kind == "report":
+                        test_id, when = ev.get("id"), ev.get("when")
+                        if test_id != state["current"] or when in state["whens"]:
+                            distrust(f"an unexpected report for {test_id} ({when})")
+                            continue
+                        state["whens"][when] = ev.get("outcome")
+                        name = test_id.split("::")[-1]
+                        if name in canary_ids:
+                            if when == "call" and ev.get("outcome") != "failed":
+                                distrust(f"a test that must fail was reported {ev.get('outcome')}")
+                        elif test_id in tests and test_id not in finished:
+                            _apply_report(tests[test_id], ev)
+                            if when == "call":
+                                if ev.get("outcome") == "failed" and (ev.get("message") or "").startswith("timed out"):
+                                    strikes += 1
+                                    timed_out_tests += 1
+                                else:
+                                    strikes = 0
+                        elif test_id not in tests:
+                            distrust(f"a report for a test that was never collected ({test_id})")
+                        if when == "teardown":
+                            if name in canary_ids and "call" not in state["whens"] and \
+                                    state["whens"].get("setup") == "passed":
+                                distrust("a test that must fail was never called")
+                            finished.add(test_id)
+                            state["current"] = None
+                    elif kind == "tampered":
+                        distrust("the grading machinery was changed while your code ran "
+                                 f"({', '.join(ev.get('what', []))[:200]}, {ev.get('when')})")
+                    elif kind == "finish":
+                        state["finished_at"] = time.monotonic()
+                if reader.forged:
+                    distrust(reader.forged)
+
+            try:
                 while child.poll() is None:
                     absorb(reader.poll())
                     now = time.monotonic()
-                    if current is not None and now - current_since > limits.test_timeout + limits.hard_test_grace:
-                        killed_for = f"timed out: still running after {limits.test_timeout + limits.hard_test_grace:.0f}s, the process was killed"
+                    bound = (limits.strike_timeout if strikes >= 2 else limits.test_timeout) \
+                        + limits.hard_test_grace
+                    if state["importing"] is not None and now - state["importing"] > limits.import_timeout:
+                        killed_for = (f"importing your module did not finish within "
+                                      f"{limits.import_timeout:g}s (code at module level that never ends?)")
+                    elif state["current"] is not None and now - state["since"] > bound:
+                        killed_for = f"timed out: still running after {bound:.0f}s, the process was killed"
                     elif now - started > limits.wall_timeout:
-                        killed_for = f"the whole run passed its {limits.wall_timeout:.0f}s wall-clock limit and was stopped"
+                        killed_for = (f"the submission used up its {limits.wall_timeout:g}s grading "
+                                      f"budget ({timed_out_tests} test(s) timed out)")
+                    elif state["finished_at"] is not None and now - state["finished_at"] > 2.0:
+                        killed_for = "finished"  # a thread the learner left running holds the exit
                     if killed_for:
                         _kill_group(child)
                         break
                     time.sleep(0.02)
                 child.wait()
                 absorb(reader.poll())
+            finally:
+                _kill_group(child)  # grandchildren the learner spawned, too
+                with _CHILDREN_LOCK:
+                    _CHILDREN.discard(child)
             output = _read_capped(out_path)
             if not tests:
                 run_message = (
@@ -282,20 +546,42 @@ def run_tests(
                     + (": " + output.strip()[-1500:] if output.strip() else "")
                 )
                 break
-            if current is not None and current not in finished:
+            if state["importing"] is not None:  # the module never finished importing
+                verdict = killed_for or (f"the test process {_describe_exit(child.returncode)} while "
+                                         "importing your module (sys.exit or os._exit at module level?)")
+                for name, t in tests.items():
+                    if name not in finished:
+                        t.status, t.message = ERROR, verdict
+                        finished.add(name)
+                run_message = verdict
+                break
+            current = state["current"]
+            progressed = len(finished) > finished_before or current is not None
+            if current is not None and current not in finished and current in tests:
                 t = tests[current]
                 t.status = ERROR
                 t.message = killed_for or f"the test process {_describe_exit(child.returncode)} during this test"
                 t.output = (t.output or "") + output[-2000:] if output else t.output
                 finished.add(current)
-            if killed_for and "wall-clock" in killed_for:
+                if killed_for and killed_for.startswith("timed out"):
+                    strikes += 1
+                    timed_out_tests += 1
+            if tampered:
+                break
+            if killed_for and "budget" in killed_for:
                 run_message = killed_for
                 break
             pending = [name for name in tests if name not in finished]
-            if not pending or fail_fast or restarts >= limits.max_restarts:
+            if not pending or restarts >= limits.max_restarts:
+                break
+            if not progressed:  # a fresh child would do the same again
+                run_message = ("the test process " + _describe_exit(child.returncode)
+                               + " before running a test"
+                               + (": " + output.strip()[-1500:] if output.strip() else ""))
                 break
             if time.monotonic() - started > limits.wall_timeout:
-                run_message = f"the whole run passed its {limits.wall_timeout:.0f}s wall-clock limit"
+                run_message = (f"the submission used up its {limits.wall_timeout:g}s grading budget "
+                               f"({timed_out_tests} test(s) timed out)")
                 break
             restarts += 1
             targets = pending  # a fresh child for the tests with no result yet
@@ -305,7 +591,11 @@ def run_tests(
         elif name not in finished and run_message and t.message == "no result was reported":
             t.message = f"not run: {run_message}"
     results = list(tests.values())
-    if not results:
+    if tampered:
+        status = ERROR
+        run_message = (f"tampered: {tampered}. A run whose verdicts cannot be trusted scores 0 "
+                       "points; submit code that only solves the kata")
+    elif not results:
         status = ERROR
     elif all(t.status == ERROR for t in results):
         status = ERROR
@@ -314,8 +604,43 @@ def run_tests(
         status = PASS
     else:
         status = FAIL
-    return SuiteResult(status=status, message=run_message, tests=results,
-                       duration=round(time.monotonic() - started, 3), restarts=restarts)
+    result = SuiteResult(status=status, message=run_message, tests=results,
+                         duration=round(time.monotonic() - started, 3), restarts=restarts,
+                         tampered=tampered)
+    if junit_xml is not None:
+        write_junit(result, junit_xml)
+    return result
+
+
+def write_junit(result: SuiteResult, path: Path) -> None:
+    """JUnit XML of the merged result (complete across child restarts), for CI importers."""
+    import xml.etree.ElementTree as ET
+
+    failures = sum(t.status == FAIL for t in result.tests)
+    errors = sum(t.status == ERROR for t in result.tests)
+    suites = ET.Element("testsuites")
+    suite = ET.SubElement(suites, "testsuite", name="kata", tests=str(len(result.tests)),
+                          failures=str(failures), errors=str(errors), skipped="0",
+                          time=f"{result.duration:.3f}")
+    for t in result.tests:
+        file, _, rest = t.name.partition("::")
+        classname = file.removesuffix(".py").replace("/", ".")
+        case = ET.SubElement(suite, "testcase", classname=classname, name=rest or file,
+                             time=f"{t.duration:.3f}")
+        props = ET.SubElement(case, "properties")
+        for key, value in (("level", t.task_id), ("points", t.points), ("edge", t.edge)):
+            if value is not None:
+                ET.SubElement(props, "property", name=key, value=str(value))
+        if t.status in (FAIL, ERROR):
+            tag = "failure" if t.status == FAIL else "error"
+            node = ET.SubElement(case, tag, message=(t.message or "")[:500])
+            node.text = t.detail or t.message or ""
+        if t.output:
+            ET.SubElement(case, "system-out").text = t.output
+    if result.message:
+        ET.SubElement(suite, "system-err").text = result.message
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
 
 def _apply_report(t: TestResult, ev: dict) -> None:
@@ -348,7 +673,10 @@ def _kill_group(child: subprocess.Popen) -> None:
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        child.kill()
+        try:
+            child.kill()
+        except ProcessLookupError:
+            pass
 
 
 # --- scoring ----------------------------------------------------------------
@@ -361,7 +689,7 @@ def score(result: SuiteResult, kata: Kata) -> SuiteResult:
         mine = [t for t in result.tests if t.task_id == lv.number]
         weight = sum(t.points for t in mine)
         won = sum(t.points for t in mine if t.status == PASS)
-        earned = round(lv.points * won / weight, 2) if weight else 0.0
+        earned = round(lv.points * won / weight, 2) if weight and not result.tampered else 0.0
         levels.append(LevelScore(lv.number, lv.name, sum(t.status == PASS for t in mine),
                                  len(mine), earned, lv.points))
     result.levels = levels
@@ -381,8 +709,11 @@ def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
     from kata.pytest_plugin import SWEEP_SKIP
 
     resolved = [b.resolve() for b in bugs]
-    result = run_tests(test_files or [kata.grader], None, kata.module_name, kata.root, limits,
-                       sweep=resolved)
+    with tempfile.TemporaryDirectory(prefix="kata-zoo-") as tmp:
+        root = private_copy(kata, Path(tmp))
+        files = [root / Path(f).resolve().relative_to(kata.root.resolve()) for f in test_files] \
+            if test_files else [root / "graders" / kata.slug]
+        result = run_tests(files, None, kata.module_name, root, limits, sweep=resolved)
     verdict: dict[Path, bool | None] = {}
     for bug in resolved:
         mine = [t for t in result.tests if t.impl == str(bug)]
@@ -392,19 +723,44 @@ def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
 
 
 def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits = Limits(),
-          fail_fast: bool = False, junit_xml: Path | None = None) -> SuiteResult:
-    """Grade `impl` (None: the reference) on the kata's hidden suite or its visible tests."""
+          junit_xml: Path | None = None, code: str | None = None) -> SuiteResult:
+    """Grade `impl` (None: the reference) on the kata's hidden suite or its visible tests.
+
+    The run works on a private copy (see the module docstring): `code`, when given, is the text to
+    grade (a snapshot taken when the submission started), else `impl`'s content now. The hidden
+    suite is checked against its manifest before the run (IntegrityError: no grade) and after it
+    (changed during the run: the run is tampered, 0 points).
+    """
     if suite == "hidden":
-        paths = [kata.grader]
+        rel = Path("graders") / kata.slug
+        if kata.grader.exists():
+            verify_manifest(kata)
     elif suite == "visible":
-        paths = [kata.visible_tests]
+        rel = kata.visible_tests.relative_to(kata.root)
     else:
         raise ValueError(f"suite must be 'hidden' or 'visible', got {suite!r}")
-    for p in paths:
-        if not p.exists():
-            return SuiteResult(status=ERROR, message=f"{p}: missing: this workbook has no such tests",
-                               tests=[])
-    if impl is not None and not impl.is_file():
+    if not (kata.root / rel).exists():
+        return SuiteResult(status=ERROR, message=f"{kata.root / rel}: missing: this workbook has no such tests",
+                           tests=[])
+    if impl is not None and code is None and not impl.is_file():
         return SuiteResult(status=ERROR, message=f"{impl}: no such file", tests=[])
-    result = run_tests(paths, impl, kata.module_name, kata.root, limits, fail_fast, junit_xml)
+    with tempfile.TemporaryDirectory(prefix="kata-run-") as tmp:
+        root = private_copy(kata, Path(tmp))
+        private_impl = None
+        if impl is not None:
+            private_impl = Path(tmp) / "submission" / kata.module
+            private_impl.parent.mkdir()
+            if code is not None:
+                private_impl.write_text(code, encoding="utf-8")
+            else:
+                shutil.copyfile(impl, private_impl)
+        result = run_tests([root / rel], private_impl, kata.module_name, root, limits, junit_xml)
+    if suite == "hidden":
+        try:
+            verify_manifest(kata)
+        except IntegrityError as exc:
+            result.tampered = result.tampered or f"the hidden suite changed while your code ran ({exc})"
+            result.status = ERROR
+            result.message = (f"tampered: {result.tampered}. A run whose verdicts cannot be trusted "
+                              "scores 0 points; submit code that only solves the kata")
     return score(result, kata)

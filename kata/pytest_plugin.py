@@ -14,11 +14,24 @@ pointed at. It gives a kata's tests (graders/<slug>/ and katas/<slug>/test_visib
 * a derandomized hypothesis profile with no example database, loaded unless
   `--hypothesis-profile` is given: the same code gets the same score every run.
 
-What it leaves out: process isolation, time and memory bounds are the harness's job.
+When the harness grades (kata/grading.py), it also hands the plugin a secret through an inherited
+pipe ($KATA_SECRET_FD, read and closed before any learner code runs): a key that signs every event
+(with a sequence number, so no line can be forged, replayed or reordered unseen) and the names of
+canary tests to insert, which must fail for every implementation. The plugin then imports the
+implementation once, between "import" events, before the first test (so a module that hangs or
+exits at import gets one verdict, not one per test), and after every test checks that pytest's
+reporting machinery, its own functions and the graders' helpers are the objects it saw before the
+learner's module was imported ("tampered" event otherwise).
+
+What it leaves out: process isolation, time and memory bounds are the harness's job. Code running
+in the same process can always, with enough effort, read the plugin's memory: see the README's
+"what a determined learner can still do".
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import importlib.util
 import json
 import os
@@ -26,6 +39,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
+# Captured when pytest loads the plugin, before any learner code: events are written with these
+# even if the learner's module later replaces os.write or json.dumps.
+_os_write, _json_dumps, _hmac_new, _sha256 = os.write, json.dumps, hmac.new, hashlib.sha256
+SECRET_FD_ENV = "KATA_SECRET_FD"
 
 MESSAGE_CAP = 600  # characters of a failure's one-line message
 DETAIL_CAP = 6000  # characters of a failure's full report (for visible checks)
@@ -70,6 +88,31 @@ def pytest_configure(config):
     config._kata_events_fd = (
         os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if path else None
     )
+    secret = _read_secret()
+    config._kata_key = secret.get("key", "").encode()
+    config._kata_canaries = list(secret.get("canaries", []))  # [(name, position in 0..1)]
+    config._kata_seq = 0
+    config._kata_watch = None  # tamper watch, armed before the implementation is imported
+    config._kata_tampered = False
+
+
+def _read_secret() -> dict:
+    """The harness's secret, from the pipe named by $KATA_SECRET_FD; the fd is closed and the
+    variable removed, so nothing the learner runs later can read it again."""
+    fd = os.environ.pop(SECRET_FD_ENV, None)
+    if fd is None:
+        return {}
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(int(fd), 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(int(fd))
+        return json.loads(b"".join(chunks) or b"{}")
+    except (OSError, ValueError):
+        return {}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -112,9 +155,20 @@ def pytest_unconfigure(config):
 
 
 def _emit(config, event: dict) -> None:
+    """Append one event line. Under the harness each line carries a sequence number and a
+    signature over its body: {"n": 7, ..., "sig": hmac(key, body)}."""
     fd = getattr(config, "_kata_events_fd", None)
-    if fd is not None:
-        os.write(fd, (json.dumps(event) + "\n").encode())
+    if fd is None:
+        return
+    key = getattr(config, "_kata_key", b"")
+    if key:
+        config._kata_seq += 1
+        body = _json_dumps({"n": config._kata_seq, **event}, sort_keys=True)
+        sig = _hmac_new(key, body.encode(), _sha256).hexdigest()
+        line = _json_dumps({"body": body, "sig": sig})
+    else:
+        line = _json_dumps(event)
+    _os_write(fd, (line + "\n").encode())
 
 
 def markers_of(item) -> dict:
@@ -130,10 +184,39 @@ def markers_of(item) -> dict:
 
 
 def pytest_collection_modifyitems(session, config, items):
+    _insert_canaries(config, items)
     for item in items:
         for key, value in markers_of(item).items():
             if value is not None:
                 item.user_properties.append((key, value))
+
+
+# --- canaries: tests that must fail, whatever the implementation -------------
+
+_CANARY_SOURCE = "def {name}():\n    assert sum(range(3)) == 4, 'this test must fail'\n"
+
+
+def _insert_canaries(config, items) -> None:
+    """Insert the harness's canary tests among the real ones, at the positions it chose.
+
+    Each canary is compiled under its neighbour's file name, takes its neighbour's markers and
+    fails with a plain assert: nothing but its name (random, known only to the harness) sets it
+    apart. If a canary is reported passed, the reports were forged.
+    """
+    canaries = getattr(config, "_kata_canaries", None)
+    if not canaries or not items or _sweep_paths(config):
+        return
+    for name, position in canaries:
+        index = min(len(items) - 1, max(0, int(float(position) * len(items))))
+        neighbour = items[index]
+        module = neighbour.getparent(pytest.Module) or neighbour.parent
+        namespace: dict = {}
+        exec(compile(_CANARY_SOURCE.format(name=name), str(neighbour.path), "exec"), namespace)
+        canary = pytest.Function.from_parent(module, name=name, callobj=namespace[name])
+        for marker in neighbour.iter_markers():
+            if marker.name in ("level", "points", "edge"):
+                canary.add_marker(getattr(pytest.mark, marker.name)(*marker.args, **marker.kwargs))
+        items.insert(index, canary)
 
 
 def pytest_collection_finish(session):
@@ -144,7 +227,133 @@ def pytest_collection_finish(session):
         if swept is not None:
             entry["impl"] = swept
         tests.append(entry)
-    _emit(session.config, {"event": "collected", "tests": tests})
+    config = session.config
+    config._kata_items_seen = list(session.items)
+    _emit(config, {"event": "collected", "tests": tests})
+    # Arm the tamper watch now, with every grader module imported and no learner code yet.
+    config._kata_watch = _TamperWatch(config)
+    explicit = config.getoption("kata_impl")
+    if explicit and not _sweep_paths(config) and session.items:
+        # Import the implementation once, now, so that a module that hangs, crashes or exits at
+        # import is seen as such, once (the harness bounds this phase), not once per test.
+        _emit(config, {"event": "import", "state": "start"})
+        module_name = config.getoption("kata_impl_module") or Path(explicit).stem
+        error, module = None, None
+        try:
+            module = load_impl(Path(explicit).resolve(), module_name)
+        except ImplLoadError as exc:
+            error = str(exc)
+        _emit(config, {"event": "import", "state": "done", "error": error})
+        _check_tampering(config, "importing the implementation")
+        if module is not None and not config._kata_tampered:
+            forged = equal_to_anything(module)
+            if forged:
+                config._kata_tampered = True
+                _emit(config, {"event": "tampered", "when": "importing the implementation",
+                               "what": [f"{forged} compares equal to anything"]})
+
+
+# --- the tamper watch -------------------------------------------------------
+
+
+def equal_to_anything(module) -> str | None:
+    """The name of a class in `module` whose instances compare equal to a fresh object(), if any.
+
+    No honest value equals an object it has never seen; a value that does would pass every
+    `got == expected` a grader writes. Checks the module's classes, the classes of its top-level
+    values, and what a module-level __getattr__ hands out.
+    """
+    sentinel = object()
+    candidates = []
+    for name, value in list(vars(module).items()):
+        if isinstance(value, type):
+            if getattr(value, "__module__", None) == module.__name__:
+                candidates.append((name, None, value))
+        elif type(value).__module__ == module.__name__:
+            candidates.append((name, value, type(value)))
+    hook = vars(module).get("__getattr__")
+    if callable(hook):
+        try:
+            value = hook("kata_probe_attribute")
+            candidates.append(("__getattr__", value, type(value)))
+        except Exception:  # noqa: BLE001 - an AttributeError is what an honest hook raises
+            pass
+    for name, value, cls in candidates:
+        if "__eq__" not in {k for klass in cls.__mro__[:-1] for k in vars(klass)}:
+            continue
+        try:
+            probe = value if value is not None else cls.__new__(cls)
+            if (probe == sentinel) is True:
+                return name if value is None else f"{name} ({cls.__name__})"
+        except Exception:  # noqa: BLE001 - a class that needs its __init__ is not the trick
+            continue
+    return None
+
+
+class _TamperWatch:
+    """Identities of the objects that decide and report a verdict, taken before learner code runs.
+
+    Covers pytest's runner, reports and test-function machinery, pytest.raises/approx/fail, the
+    registered plugins and their makereport/logreport hooks, this plugin's own functions, and every
+    function and class of the graders' own modules (their comparison helpers).
+    """
+
+    def __init__(self, config):
+        self.config = config
+        self.grader_dirs = {str(Path(str(item.path)).parent) for item in config._kata_items_seen} \
+            if getattr(config, "_kata_items_seen", None) else set()
+        self.grader_modules = [name for name, module in list(sys.modules.items())
+                               if str(Path(getattr(module, "__file__", None) or "/").parent)
+                               in self.grader_dirs]
+        self.baseline = self.snapshot()
+
+    def snapshot(self) -> dict[str, int]:
+        import _pytest.python as py
+        import _pytest.reports as rep
+        import _pytest.runner as runner
+
+        seen: dict[str, int] = {}
+
+        def take(prefix, namespace):
+            for key, value in list(vars(namespace).items()):
+                if callable(value) or isinstance(value, (property, staticmethod, classmethod)):
+                    seen[f"{prefix}.{key}"] = id(value)
+
+        for prefix, ns in (("runner", runner), ("reports", rep), ("python", py),
+                           ("TestReport", rep.TestReport), ("BaseReport", rep.BaseReport),
+                           ("CallInfo", runner.CallInfo), ("Function", py.Function),
+                           ("plugin", sys.modules[__name__])):
+            take(prefix, ns)
+        for name in ("raises", "approx", "fail", "skip", "warns"):
+            seen[f"pytest.{name}"] = id(getattr(pytest, name, None))
+        for name in ("write", "_exit"):
+            seen[f"os.{name}"] = id(getattr(os, name))
+        pm = self.config.pluginmanager
+        seen["plugins"] = hash(frozenset(id(p) for p in pm.get_plugins()))
+        for hook in ("pytest_runtest_makereport", "pytest_runtest_logreport",
+                     "pytest_runtest_protocol", "pytest_runtest_call", "pytest_pyfunc_call"):
+            impls = getattr(self.config.hook, hook).get_hookimpls()
+            seen[f"hook.{hook}"] = hash(tuple(id(i.function) for i in impls))
+        for mod_name in self.grader_modules:
+            module = sys.modules.get(mod_name)
+            seen[f"grader:{mod_name}"] = id(module)
+            if module is not None:
+                take(f"grader:{mod_name}", module)
+        return seen
+
+    def changed(self) -> list[str]:
+        now = self.snapshot()
+        return sorted(k for k in self.baseline.keys() | now.keys() if self.baseline.get(k) != now.get(k))
+
+
+def _check_tampering(config, when: str) -> None:
+    watch = getattr(config, "_kata_watch", None)
+    if watch is None or config._kata_tampered:
+        return
+    changed = watch.changed()
+    if changed:
+        config._kata_tampered = True
+        _emit(config, {"event": "tampered", "when": when, "what": changed[:5]})
 
 
 # --- sweep mode: one process grades many implementations --------------------
@@ -244,10 +453,13 @@ def pytest_runtest_logreport(report):
     output = (report.capstdout or "") + (report.capstderr or "")
     if output:
         event["output"] = output[:OUTPUT_CAP]
+    if report.when == "teardown":
+        _check_tampering(cfg, f"after {report.nodeid}")
     _emit(cfg, event)
 
 
 def pytest_sessionfinish(session, exitstatus):
+    _check_tampering(session.config, "at the end of the run")
     _emit(session.config, {"event": "finish", "exitstatus": int(exitstatus)})
 
 

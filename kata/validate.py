@@ -12,7 +12,9 @@ Checks, each reported by name with a one-line detail:
     bug-zoo       every file in tests/bugs/<slug>/ fails at least one hidden test
 
 and the hidden suite's run time on the reference. Grading runs are child processes, run
-`workers` at a time.
+`workers` at a time. Validating a kata also (re)writes graders/<slug>/MANIFEST.json, the hashes
+every later grade checks the hidden suite against: validating is how an author says "this suite
+is the one to grade with".
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from kata.catalog import CatalogError, Kata, Workbook, load_kata
-from kata.grading import PASS, Limits, caught_bugs, grade
+from kata.grading import PASS, Limits, caught_bugs, child_guard, grade, write_manifest
 
 
 @dataclass
@@ -110,6 +112,8 @@ def api_drift(stub: Path, reference: Path) -> list[str]:
 
 
 SWEEP_CHUNK = 8  # bugs per child process: one pytest start-up each, and chunks balance the pool
+# An author's runs (eight bugs a child, on a busy machine) get a larger budget than a learner's.
+AUTHOR_LIMITS = Limits(wall_timeout=900.0)
 
 
 def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata | None, dict]:
@@ -124,6 +128,7 @@ def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata 
         report.checks.append(Check("schema", False, str(exc)))
         return report, None, {}
     report.checks.append(Check("schema", True, f"{len(kata.levels)} levels, {len(kata.hints)} hints"))
+    write_manifest(kata)
 
     try:
         drift = api_drift(kata.stub, kata.solution)
@@ -207,7 +212,8 @@ def _conclude(report: KataReport, kata: Kata, results: dict) -> KataReport:
     return report
 
 
-def validate(wb: Workbook, slugs: list[str], workers: int = 2, limits: Limits = Limits()) -> list[KataReport]:
+def validate(wb: Workbook, slugs: list[str], workers: int = 2,
+             limits: Limits = AUTHOR_LIMITS) -> list[KataReport]:
     """Validate katas; every kata's grading runs share one pool of `workers` child processes."""
     prepared = [_prepare(wb, slug, limits) for slug in slugs]
     results: list[dict] = [{} for _ in prepared]
@@ -217,7 +223,7 @@ def validate(wb: Workbook, slugs: list[str], workers: int = 2, limits: Limits = 
     first = sorted(((i, name, fn) for i, (_, _, jobs) in enumerate(prepared)
                     for name, fn in jobs.items() if not name.startswith("bugs")),
                    key=lambda job: not job[1].startswith("ref"))
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    with child_guard(), ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         pending = {pool.submit(fn): (i, name) for i, name, fn in first}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -234,7 +240,7 @@ def validate(wb: Workbook, slugs: list[str], workers: int = 2, limits: Limits = 
             for i, (report, kata, _) in enumerate(prepared)]
 
 
-def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = Limits()) -> KataReport:
+def validate_kata(wb: Workbook, slug: str, workers: int = 2, limits: Limits = AUTHOR_LIMITS) -> KataReport:
     return validate(wb, [slug], workers, limits)[0]
 
 

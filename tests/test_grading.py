@@ -103,7 +103,7 @@ def test_wall_clock_bound_reports_unrun_tests_as_errors(adder):
     result = grade(adder, HOSTILE / "c_loop.py", limits=limits)
     tests = by_name(result)
     assert tests["test_mul"].status == ERROR
-    assert "wall-clock" in (result.message or "")
+    assert "grading budget" in (result.message or "")
     assert tests["test_add"].status == PASS
     # the tests after the runaway one never ran: errors, never passes
     assert all(tests[n].status == ERROR for n in ("test_neg", "test_div_by_zero"))
@@ -120,3 +120,123 @@ def test_junit_xml_is_written_with_marker_properties(adder, tmp_path):
     grade(adder, None, limits=FAST, junit_xml=xml)
     text = xml.read_text()
     assert 'name="level" value="1"' in text and 'name="edge"' in text
+
+
+def test_junit_xml_is_complete_after_a_restart(adder, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    xml = tmp_path / "junit.xml"
+    result = grade(adder, HOSTILE / "os_exit.py", limits=FAST, junit_xml=xml)
+    assert result.restarts >= 1
+    suite = ET.parse(xml).getroot().find("testsuite")
+    cases = suite.findall("testcase")
+    assert len(cases) == 5 == int(suite.get("tests"))
+    assert int(suite.get("errors")) == 1 and int(suite.get("failures")) == 0
+    assert {c.get("name") for c in cases} == {"test_add", "test_sub", "test_mul", "test_neg",
+                                              "test_div_by_zero"}
+
+
+# --- fast verdicts ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, what", [("import_c_loop", "did not finish within 3s"),
+                                        ("import_os_exit", "exited with code 0 while importing")])
+def test_a_module_that_hangs_or_exits_at_import_gets_one_verdict(adder, name, what):
+    limits = Limits(test_timeout=20, hard_test_grace=5, import_timeout=3, wall_timeout=60)
+    result = grade(adder, HOSTILE / f"{name}.py", limits=limits)
+    assert result.status == ERROR and len(result.tests) == 5
+    assert all(t.status == ERROR and what in t.message for t in result.tests), result.tests
+    assert result.restarts == 0
+    assert result.duration < 20, result.duration  # one bound, not one per test
+    assert result.points_earned == 0
+
+
+def test_a_thread_left_running_does_not_hold_the_verdict(adder):
+    result = grade(adder, HOSTILE / "thread_left_running.py", limits=FAST)
+    assert result.status == PASS, result
+    assert result.duration < 15, result.duration
+
+
+def test_timeouts_in_a_row_shorten_the_bound_and_the_budget_ends_the_run(adder):
+    limits = Limits(test_timeout=3, hard_test_grace=1, strike_timeout=1, wall_timeout=60)
+    result = grade(adder, HOSTILE / "all_c_loops.py", limits=limits)
+    assert all(t.status == ERROR for t in result.tests)
+    # two full bounds (4 s), then three short ones (2 s each), not five full ones
+    assert result.duration < 4 * 2 + 2 * 3 + 8, result.duration
+    budget = Limits(test_timeout=3, hard_test_grace=1, strike_timeout=3, wall_timeout=6)
+    result = grade(adder, HOSTILE / "all_c_loops.py", limits=budget)
+    assert "used up its 6s grading budget" in result.message
+    not_run = [t for t in result.tests if (t.message or "").startswith("not run:")]
+    assert not_run and all("grading budget" in t.message for t in not_run)
+    assert result.duration < 15
+
+
+# --- verdicts the learner cannot forge --------------------------------------
+
+
+@pytest.mark.parametrize("name", ["forge_reports", "forge_events", "always_equal"])
+def test_forged_verdicts_score_zero(adder, name):
+    result = grade(adder, HOSTILE / f"{name}.py", limits=FAST)
+    assert result.tampered, result
+    assert result.points_earned == 0 and result.status == ERROR
+    assert result.message.startswith("tampered:")
+
+
+def test_the_reference_is_never_marked_tampered(adder):
+    for _ in range(3):  # canaries land at random places each run
+        result = grade(adder, None, limits=FAST)
+        assert result.tampered is None and result.status == PASS, result
+
+
+def test_canaries_are_not_reported_as_tests(adder):
+    result = grade(adder, adder.stub, limits=FAST)
+    assert len(result.tests) == 5
+
+
+# --- hidden tests out of reach ----------------------------------------------
+
+
+def test_the_child_works_in_a_private_copy_without_the_workbook_path(adder, tmp_path):
+    spy = tmp_path / "spy.py"
+    spy.write_text(
+        "import os, json, sys\n"
+        f"open({str(tmp_path / 'seen.json')!r}, 'w').write(json.dumps("
+        "{'cwd': os.getcwd(), 'argv': sys.argv, 'env': dict(os.environ), 'file': __file__}))\n"
+        + (adder.root / "solutions" / "adder.py").read_text())
+    grade(adder, spy, limits=FAST)
+    import json
+
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    root = str(adder.root)
+    assert root not in seen["cwd"] and root not in " ".join(seen["argv"])
+    assert root not in seen["file"] and str(tmp_path) not in seen["file"]
+    assert not any(root in str(v) for v in seen["env"].values())
+    assert "KATA_SECRET_FD" not in seen["env"]
+
+
+def test_a_submission_that_rewrites_the_graders_scores_zero_and_blocks_the_next_grade(
+        adder, monkeypatch):
+    from kata.grading import IntegrityError
+
+    monkeypatch.setenv("KATA_HOSTILE_TARGET", str(adder.root))
+    result = grade(adder, HOSTILE / "rewrite_graders.py", limits=FAST)
+    assert result.points_earned == 0 and result.tampered
+    assert "changed" in result.message
+    with pytest.raises(IntegrityError, match=r"graders/adder/test_adder.py: changed since"):
+        grade(adder, adder.stub, limits=FAST)
+
+
+def test_a_missing_manifest_is_a_clear_error(adder):
+    from kata.grading import IntegrityError
+
+    (adder.grader / "MANIFEST.json").unlink()
+    with pytest.raises(IntegrityError, match=r"MANIFEST.json: missing: run `kata validate adder`"):
+        grade(adder, None, limits=FAST)
+
+
+def test_the_grade_uses_the_code_snapshot_not_the_file_now(adder, tmp_path):
+    impl = tmp_path / "adder.py"
+    impl.write_text("raise SystemExit('not this')\n")
+    code = (adder.root / "solutions" / "adder.py").read_text()
+    result = grade(adder, impl, limits=FAST, code=code)
+    assert result.status == PASS
