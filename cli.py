@@ -502,6 +502,7 @@ def grade_batch(
 
     wb = workbook()
     k, n = parse_shard(shard)
+    submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
     students = discover(wb, submissions)
     total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
     with Progress(console=out(), transient=True) as progress:
@@ -513,6 +514,14 @@ def grade_batch(
     con = out()
     con.print(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
               f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}")
+    missing: dict[str, list[str]] = {}
+    for row in book["rows"]:
+        if row["status"] == "missing":
+            missing.setdefault(row["student"], []).append(row["kata"])
+    if missing:
+        con.print(f"Missing (no file handed in, 0 points): {len(missing)} student(s)")
+        for student, slugs in sorted(missing.items()):
+            con.print(f"  {student}: {', '.join(slugs)}", markup=False)
     if book["most_failed"]:
         con.print("Hidden tests most students failed:")
         for item in book["most_failed"][:5]:

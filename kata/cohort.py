@@ -100,10 +100,18 @@ def parse_shard(text: str | None) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
+LAYOUT = "SUBMISSIONS/<student>/<module>.py or SUBMISSIONS/<student>/workspace/<module>.py"
+
+
 def discover(wb: Workbook, submissions: Path) -> dict[str, dict[str, Path]]:
-    """student -> {slug: file} for every kata module file found in the student's folder."""
+    """student -> {slug: file} for every kata module file found in the student's folder.
+
+    SUBMISSIONS is taken relative to the current folder (never the workbook's). A batch in which
+    no student handed in any kata file is an error, not a gradebook of zeros.
+    """
+    submissions = Path(submissions).expanduser().resolve()
     if not submissions.is_dir():
-        raise CatalogError(f"{submissions}: not a folder of student submissions (SUBMISSIONS/<student>/<module>.py)")
+        raise CatalogError(f"{submissions}: not a folder of student submissions ({LAYOUT})")
     katas = wb.katas()
     found: dict[str, dict[str, Path]] = {}
     for student in sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith(".")):
@@ -114,6 +122,11 @@ def discover(wb: Workbook, submissions: Path) -> dict[str, dict[str, Path]]:
                     files[kata.slug] = candidate
                     break
         found[student.name] = files
+    if not any(found.values()):
+        modules = ", ".join(sorted(k.module for k in katas))
+        raise CatalogError(
+            f"{submissions}: no student folder holds a kata file ({modules}): expected {LAYOUT}"
+        )
     return found
 
 
@@ -131,13 +144,32 @@ class Row:
 
 def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | None = None,
                 on_done: Callable[[Row], None] | None = None, limits=None) -> dict:
-    """Grade a cohort (or one shard of it); return the gradebook as a dict."""
-    from kata.grading import Limits, child_guard, grade
+    """Grade a cohort (or one shard of it); return the gradebook as a dict.
+
+    Every hidden suite is checked against its manifest once and copied to a private snapshot
+    before the first student is graded; each student is then graded on a fresh copy of that
+    snapshot, so no student's code can change another's result.
+    """
+    import tempfile
+
+    from kata.catalog import load_kata
+    from kata.grading import Limits, child_guard, private_copy, verify_manifest
 
     k, n = parse_shard(shard)
+    submissions = Path(submissions).expanduser().resolve()
     students = discover(wb, submissions)
     mine = [s for i, s in enumerate(students) if i % n == k - 1]
-    katas = {kata.slug: kata for kata in wb.katas()}
+    with tempfile.TemporaryDirectory(prefix="kata-batch-") as tmp:
+        for kata in wb.katas():
+            verify_manifest(kata)
+            snapshot = private_copy(kata, Path(tmp))
+        katas = {slug: load_kata(snapshot, slug) for slug in wb.slugs()}
+        return _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers)
+
+
+def _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers) -> dict:
+    from kata.grading import Limits, child_guard, grade
+
     jobs: list[tuple[str, Kata, Path | None]] = []
     for student in mine:
         for slug, kata in katas.items():

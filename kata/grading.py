@@ -351,7 +351,7 @@ def private_copy(kata: Kata, dest: Path) -> Path:
     if kata.grader.is_dir():
         shutil.copytree(kata.grader, root / "graders" / kata.slug, ignore=_COPY_IGNORE)
     if kata.solution.is_file():
-        (root / "solutions").mkdir(parents=True)
+        (root / "solutions").mkdir(parents=True, exist_ok=True)
         shutil.copy2(kata.solution, root / "solutions" / kata.solution.name)
     return root
 

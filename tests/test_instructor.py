@@ -194,3 +194,43 @@ def test_grade_batch_and_merge_commands_write_csv_and_json(fixture_workbook, tmp
     assert csv_text[2].startswith("bob,adder,fail,0.0,30")
     assert json.loads((tmp_path / "all" / "gradebook.json").read_text())["students"] == ["alice", "bob"]
     assert "K/N" in kata("grade-batch", str(cohort), "--shard", "3/2", code=2).output
+
+
+def test_grade_batch_from_another_folder_with_a_relative_path(fixture_workbook, tmp_path, monkeypatch):
+    elsewhere = tmp_path / "elsewhere"
+    for name in ("alice", "frank"):
+        shutil.copytree(FIXTURES / "cohort" / name, elsewhere / "subs" / name)
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delenv("KATA_WORKBOOK")
+    out = kata("--workbook", str(fixture_workbook), "grade-batch", "subs", "--out", "gb").output
+    book = json.loads((elsewhere / "gb" / "gradebook.json").read_text())
+    rows = {r["student"]: r for r in book["rows"]}
+    assert rows["alice"]["status"] == "pass" and rows["alice"]["points_earned"] == 30
+    assert rows["frank"]["status"] == "missing"
+    assert "Missing (no file handed in, 0 points): 1 student(s)" in out and "frank: adder" in out
+
+
+def test_grade_batch_over_a_folder_with_no_kata_file_is_an_error(fixture_workbook, tmp_path, monkeypatch):
+    (tmp_path / "subs" / "frank").mkdir(parents=True)
+    (tmp_path / "subs" / "frank" / "notes.txt").write_text("hi")
+    monkeypatch.chdir(tmp_path)
+    result = kata("grade-batch", "subs", code=2)
+    assert "no student folder holds a kata file (adder.py)" in result.output
+    assert "SUBMISSIONS/<student>/<module>.py" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_one_students_code_cannot_change_anothers_result(fixture_workbook, tmp_path, monkeypatch):
+    from tests.test_grading import HOSTILE
+
+    cohort = tmp_path / "subs"
+    for name in ("mallory", "zed"):
+        (cohort / name).mkdir(parents=True)
+    shutil.copyfile(HOSTILE / "rewrite_graders.py", cohort / "mallory" / "adder.py")
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", cohort / "zed" / "adder.py")
+    monkeypatch.setenv("KATA_HOSTILE_TARGET", str(fixture_workbook))
+    book = grade_batch(Workbook.find(), cohort, workers=1, limits=FAST)
+    rows = {r["student"]: r for r in book["rows"]}
+    assert rows["mallory"]["points_earned"] == 0
+    assert rows["zed"]["status"] == "pass" and rows["zed"]["points_earned"] == 30
+    assert "assert True or" in (fixture_workbook / "graders" / "adder" / "test_adder.py").read_text()
