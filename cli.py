@@ -25,6 +25,18 @@ app = typer.Typer(
 
 _state: dict = {"workbook": None}
 
+# A student bundle (`kata bundle`) installs this very file with a marker beside it: there the
+# commands that need hidden suites or reference solutions (submit, solution and the instructor
+# workflow) are not registered at all, so they are neither in --help nor callable.
+IN_BUNDLE = (Path(__file__).resolve().parent / ".kata-student-bundle").is_file()
+
+
+def full_only(*args, **kwargs):
+    """@app.command(...) outside a student bundle; inside one, leave the command out."""
+    if IN_BUNDLE:
+        return lambda fn: fn
+    return app.command(*args, **kwargs)
+
 
 @app.callback()
 def main(
@@ -169,8 +181,12 @@ def start(
         con.print(f"  Q{i}. {p.kata.title} ({p.kata.slug}): edit {_rel(wb, p.path)}")
         if p.archived:
             con.print(f"      your previous {p.path.name} was archived to {_rel(wb, p.archived)}")
-    con.print("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
-              "grade with `kata submit SLUG`; `kata status` shows the clock.")
+    if IN_BUNDLE or wb.is_student_bundle:
+        con.print("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
+                  "`kata status` shows the clock. Hand in your workspace/ files when time is up.")
+    else:
+        con.print("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
+                  "grade with `kata submit SLUG`; `kata status` shows the clock.")
 
 
 @app.command()
@@ -228,7 +244,7 @@ def check(
         raise typer.Exit(1)
 
 
-@app.command()
+@full_only()
 @handled
 def submit(
     slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one)."),
@@ -362,7 +378,7 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
     out().print(table)
 
 
-@app.command()
+@full_only()
 @handled
 def solution(slug: str = typer.Argument(..., help="The kata.")) -> None:
     """Show the reference solution (refused while a live session contains the kata)."""
@@ -380,7 +396,7 @@ def solution(slug: str = typer.Argument(..., help="The kata.")) -> None:
     out().print(Syntax(kata.solution.read_text(encoding="utf-8"), "python", line_numbers=True))
 
 
-@app.command()
+@full_only()
 @handled
 def validate(
     slug: Optional[str] = typer.Argument(None, help="The kata to validate."),
@@ -449,7 +465,7 @@ def _mutants(wb, slugs: list[str], workers: int, as_json: bool) -> None:
 # --- instructors ------------------------------------------------------------
 
 
-@app.command()
+@full_only()
 @handled
 def new(
     slug: str = typer.Argument(..., help="The new kata's slug, e.g. token-budget."),
@@ -467,7 +483,7 @@ def new(
                "see AUTHORING.md.")
 
 
-@app.command()
+@full_only()
 @handled
 def bundle(
     student: Path = typer.Option(..., "--student", help="Folder to write the student bundle to (new or empty)."),
@@ -483,7 +499,7 @@ def bundle(
                "&& .venv/bin/kata start")
 
 
-@app.command("grade-batch")
+@full_only("grade-batch")
 @handled
 def grade_batch(
     submissions: Path = typer.Argument(..., help="SUBMISSIONS/<student>/<module>.py for each student."),
@@ -529,7 +545,8 @@ def grade_batch(
 
 
 gradebook_app = typer.Typer(help="Work with gradebooks written by grade-batch.", no_args_is_help=True)
-app.add_typer(gradebook_app, name="gradebook")
+if not IN_BUNDLE:
+    app.add_typer(gradebook_app, name="gradebook")
 
 
 @gradebook_app.command("merge")

@@ -84,6 +84,48 @@ def _read_toml(path: Path) -> dict:
         raise CatalogError(f"{path}: not valid TOML ({exc}): fix the syntax") from None
 
 
+# --- sealed hints (student bundles) -------------------------------------------
+
+
+def _hint_pad(slug: str, n: int) -> bytes:
+    import hashlib
+
+    pad = b""
+    while len(pad) < n:
+        pad += hashlib.sha256(f"{slug}:{len(pad)}".encode()).digest()
+    return pad[:n]
+
+
+def seal_hints(slug: str, hints: list[str]) -> str:
+    """Hints as one opaque string, so a bundle's kata.toml does not show them in plain text.
+
+    Not encryption: it keeps a hint from being read by accident (a glance, a grep), so that the
+    one way to see it is `kata hint`, which records the reveal.
+    """
+    import base64
+    import json
+    import zlib
+
+    data = zlib.compress(json.dumps(list(hints)).encode())
+    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _hint_pad(slug, len(data))))).decode()
+
+
+def unseal_hints(where: str, slug: str, sealed: str) -> tuple[str, ...]:
+    import base64
+    import binascii
+    import json
+    import zlib
+
+    try:
+        data = base64.b64decode(sealed.encode(), validate=True)
+        hints = json.loads(zlib.decompress(bytes(a ^ b for a, b in zip(data, _hint_pad(slug, len(data))))))
+    except (binascii.Error, zlib.error, ValueError, UnicodeError):
+        raise CatalogError(f"{where}: 'sealed_hints' cannot be read: write it with `kata bundle`") from None
+    if not isinstance(hints, list):
+        raise CatalogError(f"{where}: 'sealed_hints' cannot be read: write it with `kata bundle`")
+    return _str_list(where, "sealed_hints", hints)
+
+
 # --- dataclasses ------------------------------------------------------------
 
 
@@ -188,7 +230,8 @@ KATA_REQUIRED = {
     "levels": list,
 }
 KATA_OPTIONAL = {"equivalent_mutants": list}
-LEVEL_REQUIRED = {"name": str, "points": int, "hints": list}
+LEVEL_REQUIRED = {"name": str, "points": int}
+LEVEL_OPTIONAL = {"hints": list, "sealed_hints": str}
 MUTANT_REQUIRED = {"name": str, "reason": str}
 EXAM_REQUIRED = {"title": str, "minutes": int, "katas": list}
 EXAM_OPTIONAL = {"description": str}
@@ -221,10 +264,13 @@ def load_kata(root: Path, slug: str) -> Kata:
         where = f"{path}: levels[{i}]"
         if not isinstance(raw, dict):
             raise CatalogError(f"{where} must be a table ([[levels]])")
-        _check_keys(where, raw, LEVEL_REQUIRED, {})
+        _check_keys(where, raw, LEVEL_REQUIRED, LEVEL_OPTIONAL)
         if raw["points"] <= 0:
             raise CatalogError(f"{where}: points must be positive, got {raw['points']}")
-        hints = _str_list(where, "hints", raw["hints"])
+        if ("hints" in raw) == ("sealed_hints" in raw):
+            raise CatalogError(f"{where}: give 'hints' (a list of strings) or 'sealed_hints', not both or neither")
+        hints = (_str_list(where, "hints", raw["hints"]) if "hints" in raw
+                 else unseal_hints(where, slug, raw["sealed_hints"]))
         if not hints:
             raise CatalogError(f"{where}: 'hints' is empty: give at least one hint per level")
         levels.append(Level(i, raw["name"], raw["points"], hints))

@@ -43,8 +43,9 @@ def student_bundle(wb: Workbook, out: Path) -> list[Path]:
     for kata in katas:
         dest = out / "katas" / kata.slug
         dest.mkdir(parents=True)
-        for f in (kata.dir / "kata.toml", kata.prompt, kata.stub, kata.visible_tests):
+        for f in (kata.prompt, kata.stub, kata.visible_tests):
             shutil.copy2(f, dest / f.name)
+        (dest / "kata.toml").write_text(bundle_kata_toml(kata), encoding="utf-8")
     if (wb.root / "exams").is_dir():
         shutil.copytree(wb.root / "exams", out / "exams", ignore=IGNORE)
     # the tool itself (from where this package lives, which is not always the workbook), so
@@ -69,6 +70,28 @@ def student_bundle(wb: Workbook, out: Path) -> list[Path]:
     if leaks:
         raise CatalogError(f"{leaks[0]}: a hidden file would leak into the bundle: nothing is safe, delete {out}")
     return sorted(p for p in out.rglob("*") if p.is_file())
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return str(value)
+
+
+def bundle_kata_toml(kata: Kata) -> str:
+    """kata.toml for a student: its hints sealed, the instructor-only equivalent_mutants left out."""
+    from kata.catalog import seal_hints
+
+    head = {"slug": kata.slug, "title": kata.title, "summary": kata.summary,
+            "difficulty": kata.difficulty, "minutes": kata.minutes, "module": kata.module,
+            "tags": list(kata.tags)}
+    lines = [f"{k} = {_toml_value(v)}" for k, v in head.items()]
+    for lv in kata.levels:
+        lines += ["", "[[levels]]", f"name = {_toml_value(lv.name)}", f"points = {lv.points}",
+                  f"sealed_hints = {_toml_value(seal_hints(kata.slug, list(lv.hints)))}"]
+    return "\n".join(lines) + "\n"
 
 
 def bundle_leaks(wb: Workbook, out: Path) -> list[Path]:

@@ -151,6 +151,42 @@ def test_student_bundle_works_for_a_student(tmp_path, monkeypatch):
     assert "grading happens on your instructor's side" in kata("submit", slug, code=2).output
 
 
+def test_a_bundles_own_cli_works_as_its_readme_says(tmp_path):
+    """The bundle's commands, run by the bundle's own copy of the tool from inside it."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "bundle"
+    kata("bundle", "--student", str(out))
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("KATA_WORKBOOK",)}
+    env["KATA_STATE_DIR"] = str(tmp_path / "state")
+
+    def run(*args, code=0):
+        done = subprocess.run([sys.executable, "-m", "kata", *args], cwd=out, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == code, (args, done.stdout, done.stderr)
+        return done.stdout + done.stderr
+
+    readme = (out / "README.md").read_text()
+    assert ".venv/bin/kata start" in readme
+    started = run("start", "--yes") if "--yes" in run("start", "--help") else run("start")
+    assert "Session 1 started: llm-infra-oa" in started
+    assert "kata submit" not in started and "Hand in your workspace/" in started
+    helptext = run("--help")
+    for command in ("validate", "new", "bundle", "grade-batch", "gradebook", "solution", "submit"):
+        assert f" {command} " not in helptext, command
+    for command in ("start", "show", "check", "status", "hint"):
+        assert f" {command} " in helptext, command
+    assert "No such command" in run("solution", "lru-kv-cache", code=2)
+    # hints: not in plain text anywhere in the bundle, shown (and recorded) by `kata hint`
+    hint = Workbook.find().kata("lru-kv-cache").hints[0][1]
+    for f in out.rglob("*"):
+        if f.is_file() and f.suffix in (".toml", ".md", ".py", ".txt"):
+            assert hint[:40] not in f.read_text(encoding="utf-8"), f
+    assert hint in run("hint", "lru-kv-cache")
+    assert "Hint 2 of" in run("hint", "lru-kv-cache")
+
+
 def _cohort(tmp_path):
     cohort = tmp_path / "cohort"
     shutil.copytree(FIXTURES / "cohort", cohort)
