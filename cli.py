@@ -65,6 +65,8 @@ def handled(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        import sqlite3
+
         from kata.catalog import CatalogError
         from kata.store import StoreError
         from kata.workspace import WorkspaceError
@@ -73,10 +75,20 @@ def handled(fn):
             return fn(*args, **kwargs)
         except (CatalogError, StoreError, WorkspaceError) as exc:
             fail(str(exc))
+        except sqlite3.DatabaseError as exc:  # a store damaged in a way opening it did not show
+            fail(f"{_store_path()}: the store is damaged ({exc}): run `kata doctor` to move it aside "
+                 "and rebuild what can be read (your workspace/ is never touched)")
         except KeyboardInterrupt:
             fail("interrupted", 130)
 
     return wrapper
+
+
+def _store_path() -> str:
+    try:
+        return str(workbook().kata_dir / "kata.db")
+    except Exception:  # noqa: BLE001 - only for an error message
+        return ".kata/kata.db"
 
 
 def workbook():
@@ -348,6 +360,27 @@ def review(
         con.print(f"  counted: the last of {q.submissions} submission(s) before the cutoff{spent}")
         con.print(level_table(q.result, ""))
         test_lines(q.result, reveal=True)
+
+
+@app.command()
+@handled
+def doctor() -> None:
+    """Check the store in .kata/; if it is damaged, move it aside and rebuild what can be read."""
+    from kata.session import now
+    from kata.store import repair
+
+    wb = workbook()
+    path = wb.kata_dir / "kata.db"
+    r = repair(path, now())
+    if r.healthy:
+        typer.echo(f"{_rel(wb, path)}: healthy, nothing to do.")
+        return
+    typer.echo(f"{_rel(wb, path)} was damaged: moved to {_rel(wb, r.moved_to)}/ and rebuilt.")
+    for table, count in (r.salvaged or {}).items():
+        lost = (r.lost or {}).get(table, 0)
+        typer.echo(f"  {table}: {count} row(s) recovered"
+                   + (", the table could not be read" if lost < 0 else f", {lost} lost" if lost else ""))
+    typer.echo("Your workspace/ files were not touched.")
 
 
 @app.command()

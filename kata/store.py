@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,20 +125,56 @@ def _submission(row) -> Submission:
                       row["status"], row["suite"])
 
 
+def _locked(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
 class Store:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, wait: float = 30.0):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"{self.path}: cannot open the store ({exc}): move the file aside to start afresh"
-            ) from None
+        # Two `kata` processes opening a new store at once race to switch it to WAL, and that
+        # switch does not wait on the busy timeout: retry a lock for up to `wait` seconds.
+        give_up = time.monotonic() + wait
+        delay = 0.01
+        while True:
+            try:
+                self._open()
+                return
+            except sqlite3.OperationalError as exc:
+                self._close_quietly()
+                if not _locked(exc):
+                    raise self._unreadable(exc) from None
+                if time.monotonic() > give_up:
+                    raise StoreError(f"{self.path}: the store stayed locked for {wait:g}s by another "
+                                     "kata process: let it finish, then try again") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.25)
+            except sqlite3.DatabaseError as exc:
+                self._close_quietly()
+                raise self._unreadable(exc) from None
+
+    def _open(self) -> None:
+        self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+        self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()  # a damaged file fails here
+
+    def _close_quietly(self) -> None:
+        db = getattr(self, "db", None)
+        if db is not None:
+            try:
+                db.close()
+            except sqlite3.Error:
+                pass
+            self.db = None
+
+    def _unreadable(self, exc: Exception) -> StoreError:
+        return StoreError(f"{self.path}: the store is damaged ({exc}): run `kata doctor` to move it "
+                          "aside and rebuild what can be read (your workspace/ is never touched)")
 
     def close(self) -> None:
         self.db.close()
@@ -306,3 +343,71 @@ class Store:
                 (slug, session_id),
             ).fetchall()
         return [r[0] for r in rows]
+
+
+# --- repair -----------------------------------------------------------------
+
+
+@dataclass
+class Repair:
+    healthy: bool
+    moved_to: Path | None = None
+    salvaged: dict | None = None  # table -> rows carried over into the new store
+    lost: dict | None = None  # table -> rows that could not be read
+
+
+def repair(path: Path, now: float) -> Repair:
+    """`kata doctor`: if the store at `path` cannot be opened, move it (and its WAL files) aside to
+    .kata/damaged-<UTC time>/ and rebuild a new store from every row that can still be read.
+    Nothing outside the store's own files is touched (never workspace/)."""
+    path = Path(path)
+    if not path.exists():
+        Store(path).close()
+        return Repair(healthy=True)
+    try:
+        store = Store(path, wait=5.0)
+        ok = store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        store.close()
+        if ok:
+            return Repair(healthy=True)
+    except (StoreError, sqlite3.DatabaseError):
+        pass
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
+    aside = path.parent / f"damaged-{stamp}"
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = path.parent / f"damaged-{stamp}-{n}"
+    aside.mkdir(parents=True)
+    for suffix in ("", "-wal", "-shm"):
+        f = path.with_name(path.name + suffix)
+        if f.exists():
+            f.rename(aside / f.name)
+    salvaged: dict[str, int] = {}
+    lost: dict[str, int] = {}
+    new = Store(path)
+    try:
+        old = sqlite3.connect(f"file:{aside / path.name}?mode=ro", uri=True, isolation_level=None)
+        old.row_factory = sqlite3.Row
+    except sqlite3.Error:
+        new.close()
+        return Repair(False, aside, salvaged, lost)
+    for table in ("sessions", "submissions", "hints"):
+        salvaged[table] = lost[table] = 0
+        try:
+            rows = old.execute(f"SELECT * FROM {table} ORDER BY id").fetchall()
+        except sqlite3.Error:
+            lost[table] = -1  # unknown: the table itself cannot be read
+            continue
+        for row in rows:
+            data = dict(row)
+            try:
+                with new.transaction() as db:
+                    db.execute(f"INSERT INTO {table} ({', '.join(data)}) VALUES "
+                               f"({', '.join('?' * len(data))})", list(data.values()))
+                salvaged[table] += 1
+            except sqlite3.Error:
+                lost[table] += 1
+    old.close()
+    new.close()
+    return Repair(False, aside, salvaged, lost)

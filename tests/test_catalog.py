@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from kata.catalog import CatalogError, Workbook, load_kata
+from tests.conftest import FIXTURES
 
 
 def edit(path, old, new):
@@ -76,3 +79,79 @@ def test_every_kata_in_this_repo_loads():
     assert wb.katas(), "the repository's workbook has katas"
     for exam in wb.exams():
         assert exam.katas
+
+
+# --- fuzzing: whatever a kata.toml or an exam file holds, the answer is one CatalogError line ----
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+KATA_KEYS = ["slug", "title", "summary", "difficulty", "minutes", "module", "tags", "levels",
+             "equivalent_mutants", "name", "points", "hints", "sealed_hints", "reason", "bogus"]
+EXAM_KEYS = ["title", "minutes", "katas", "description", "questions", "kata", "levels", "reveal",
+             "bogus"]
+
+
+def _toml(value) -> str:
+    import json
+    import math
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf") if math.isinf(value) else repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return "{" + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + "}"
+
+
+def documents(keys):
+    leaf = st.one_of(st.booleans(), st.integers(-10**20, 10**20), st.floats(allow_nan=True),
+                     st.text(max_size=12), st.sampled_from(["adder", "easy", "adder.py", "x.py", "all",
+                                                             "progressive"]))
+    value = st.recursive(leaf, lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(keys), inner, max_size=4)),
+        max_leaves=12)
+    return st.one_of(
+        st.dictionaries(st.sampled_from(keys), value, max_size=9),
+        st.text(max_size=80).map(lambda t: {"__raw__": t}),
+    )
+
+
+def _write(path, doc):
+    if "__raw__" in doc:
+        path.write_text(doc["__raw__"])
+    else:
+        path.write_text("\n".join(f"{k} = {_toml(v)}" for k, v in doc.items()) + "\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(doc=documents(KATA_KEYS))
+def test_any_kata_toml_loads_or_is_one_catalog_error(tmp_path_factory, doc):
+    root = tmp_path_factory.mktemp("wb")
+    shutil.copytree(FIXTURES / "workbook", root, dirs_exist_ok=True)
+    path = root / "katas" / "adder" / "kata.toml"
+    _write(path, doc)
+    try:
+        load_kata(root, "adder")
+    except CatalogError as exc:
+        text = str(exc)
+        assert "\n" not in text and str(path) in text, text
+
+
+@settings(max_examples=150, deadline=None)
+@given(doc=documents(EXAM_KEYS))
+def test_any_exam_file_loads_or_is_one_catalog_error(tmp_path_factory, doc):
+    root = tmp_path_factory.mktemp("wb")
+    shutil.copytree(FIXTURES / "workbook", root, dirs_exist_ok=True)
+    path = root / "exams" / "mini.toml"
+    _write(path, doc)
+    try:
+        Workbook(root, root).exam("mini")
+    except CatalogError as exc:
+        text = str(exc)
+        assert "\n" not in text and str(path) in text, text

@@ -144,3 +144,57 @@ def test_help_does_not_import_heavy_modules():
 def test_python_dash_m_kata_works():
     out = subprocess.run([sys.executable, "-m", "kata", "--help"], cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0 and "Usage: kata" in out.stdout
+
+
+def test_doctor_moves_a_damaged_store_aside_and_keeps_the_workspace(wb, isolated_state):
+    kata("start", "adder")
+    ws = workspace_file(isolated_state)
+    ws.write_text("# my work\n")
+    db = isolated_state / ".kata" / "kata.db"
+    assert "healthy" in kata("doctor").output
+    for extra in ("-wal", "-shm"):
+        db.with_name(db.name + extra).unlink(missing_ok=True)
+    db.write_bytes(b"garbage" * 500)
+    broken = kata("status", code=2)
+    assert "the store is damaged" in broken.output and "kata doctor" in broken.output
+    assert len(broken.output.strip().splitlines()) == 1
+    fixed = kata("doctor").output
+    assert "was damaged: moved to" in fixed and "workspace/ files were not touched" in fixed
+    assert ws.read_text() == "# my work\n"
+    assert list((isolated_state / ".kata").glob("damaged-*/kata.db"))
+    assert "No live session" in kata("status").output
+
+
+def test_doctor_recovers_the_rows_it_can_read(wb, isolated_state):
+    import sqlite3
+
+    kata("start", "adder")
+    kata("hint", "adder")
+    db = isolated_state / ".kata" / "kata.db"
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.execute("PRAGMA user_version = 0")  # looks unmigrated: opening it fails on CREATE TABLE
+    con.commit()
+    con.close()
+    fixed = kata("doctor").output
+    assert "sessions: 1 row(s) recovered" in fixed and "hints: 1 row(s) recovered" in fixed
+    assert "Session 1" in kata("status").output
+
+
+def test_a_truncated_store_is_one_line_for_every_command(wb, isolated_state):
+    import sqlite3
+
+    kata("start", "adder")
+    db = isolated_state / ".kata" / "kata.db"
+    con = sqlite3.connect(db)
+    con.executemany("INSERT INTO hints (session_id, slug, hint_index, revealed_at) VALUES (1, 'adder', ?, 0)",
+                    [(i,) for i in range(3000)])
+    con.commit()
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 2])
+    for command in (["status"], ["history"], ["hint", "adder"], ["list"]):
+        result = kata(*command, code=2)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "kata doctor" in lines[0], (command, result.output)

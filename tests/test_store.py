@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import time
 import sqlite3
 
 import pytest
@@ -77,8 +78,30 @@ def test_schema_version_is_recorded_and_a_newer_one_refused(tmp_path):
 def test_a_corrupt_file_is_a_clear_error(tmp_path):
     path = tmp_path / "kata.db"
     path.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(StoreError, match="cannot open the store"):
+    with pytest.raises(StoreError, match="the store is damaged .*run `kata doctor`"):
         Store(path)
+
+
+def _opener(path, start):
+    while time.time() < start:
+        pass
+    s = Store(path)
+    s.add_submission(None, "k", "code", result(1), now=T0)
+    s.close()
+
+
+def test_processes_opening_a_new_store_at_once_never_see_it_locked(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    for round_ in range(3):
+        path = tmp_path / f"kata-{round_}.db"
+        start = time.time() + 1.5
+        procs = [ctx.Process(target=_opener, args=(path, start)) for _ in range(6)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+            assert p.exitcode == 0
+        assert len(Store(path).submissions(suite=None)) == 6
 
 
 def _writer(path, worker, n):
