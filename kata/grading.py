@@ -529,6 +529,8 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries)
                                       f"budget ({timed_out_tests} test(s) timed out)")
                     elif state["finished_at"] is not None and now - state["finished_at"] > 2.0:
                         killed_for = "finished"  # a thread the learner left running holds the exit
+                    elif tampered:
+                        killed_for = "tampered"  # the verdict is 0 points already: stop now
                     if killed_for:
                         _kill_group(child)
                         break

@@ -324,6 +324,9 @@ class _TamperWatch:
                            ("CallInfo", runner.CallInfo), ("Function", py.Function),
                            ("plugin", sys.modules[__name__])):
             take(prefix, ns)
+        strict = sys.modules.get("kata.strict")  # the graders' comparisons
+        if strict is not None:
+            take("strict", strict)
         for name in ("raises", "approx", "fail", "skip", "warns"):
             seen[f"pytest.{name}"] = id(getattr(pytest, name, None))
         for name in ("write", "_exit"):
@@ -423,6 +426,9 @@ def _one_line_message(report) -> str:
         text = str(longrepr[2])
     else:
         text = str(longrepr).strip().splitlines()[-1] if longrepr else ""
+    # "assert False\n +  where False = same(2, 3)" (an assert with no message of its own)
+    if text.startswith("assert False") and "where False = same(" in text:
+        text = "values differ (or differ in type): " + text.split("where False = ", 1)[1].split("\n")[0]
     # "AssertionError: Called f(1). Returned 2, expected 3.\nassert 2 == 3" -> keep the author's part
     text = text.split("\nassert ")[0]
     for prefix in ("AssertionError: ", "Failed: "):

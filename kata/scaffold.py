@@ -118,6 +118,8 @@ GRADER = Template('''\
 import pytest
 from hypothesis import example, given, strategies as st
 
+from kata.strict import same  # type-strict equality: never `got == expected` in a grader
+
 
 def oracle(sizes, budget):
     """Slow and obviously right: try every prefix."""
@@ -135,7 +137,7 @@ def oracle(sizes, budget):
 @pytest.mark.edge("a total exactly equal to the budget fits")
 def test_equal_to_budget_fits(impl):
     got = impl.count_admitted([5, 5], 10)
-    assert got == 2, f"Called count_admitted([5, 5], 10). Returned {got!r}, expected 2."
+    assert same(got, 2), f"Called count_admitted([5, 5], 10). Returned {got!r}, expected 2."
 
 
 @pytest.mark.level(1)
@@ -143,7 +145,7 @@ def test_equal_to_budget_fits(impl):
 @pytest.mark.edge("admission stops at the first request that does not fit")
 def test_stops_at_first_misfit(impl):
     got = impl.count_admitted([4, 9, 1], 10)
-    assert got == 1, f"Called count_admitted([4, 9, 1], 10). Returned {got!r}, expected 1."
+    assert same(got, 1), f"Called count_admitted([4, 9, 1], 10). Returned {got!r}, expected 1."
 
 
 @pytest.mark.level(1)
@@ -151,7 +153,7 @@ def test_stops_at_first_misfit(impl):
 @pytest.mark.edge("an empty queue admits nothing")
 def test_empty(impl):
     got = impl.count_admitted([], 0)
-    assert got == 0, f"Called count_admitted([], 0). Returned {got!r}, expected 0."
+    assert same(got, 0), f"Called count_admitted([], 0). Returned {got!r}, expected 0."
 
 
 @pytest.mark.level(1)
@@ -162,7 +164,7 @@ def test_empty(impl):
 def test_matches_oracle(impl, sizes, budget):
     got = impl.count_admitted(sizes, budget)
     want = oracle(sizes, budget)
-    assert got == want, f"Called count_admitted({sizes}, {budget}). Returned {got!r}, expected {want}."
+    assert same(got, want), f"Called count_admitted({sizes}, {budget}). Returned {got!r}, expected {want}."
 
 
 @pytest.mark.level(2)

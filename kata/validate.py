@@ -6,6 +6,7 @@ Checks, each reported by name with a one-line detail:
     api           the stub and the reference expose the same public names and signatures
                   (compared on the syntax tree, so neither file is executed)
     markers       every hidden test has level, points and edge markers; every level has points
+    strict        every `assert A == B` in the hidden suite is `assert same(A, B)` (kata.strict)
     reference     the reference passes every visible and every hidden test
     stub          the stub fails at least one hidden test of every level
     deterministic two runs of the hidden suite on the reference give the same outcome
@@ -108,12 +109,28 @@ def api_drift(stub: Path, reference: Path) -> list[str]:
     return problems
 
 
+def plain_equality_asserts(grader: Path) -> list[str]:
+    """`file:line` of each `assert A == B` in the hidden suite (they should use kata.strict.same)."""
+    found = []
+    for f in sorted(grader.rglob("*.py")):
+        try:
+            tree = ast.parse(f.read_text(encoding="utf-8"))
+        except SyntaxError:
+            continue  # the grading run reports it
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and \
+                    any(isinstance(op, ast.Eq) for op in node.test.ops):
+                found.append(f"{f.name}:{node.lineno}")
+    return found
+
+
 # --- validation -------------------------------------------------------------
 
 
 SWEEP_CHUNK = 8  # bugs per child process: one pytest start-up each, and chunks balance the pool
 # An author's runs (eight bugs a child, on a busy machine) get a larger budget than a learner's.
-AUTHOR_LIMITS = Limits(wall_timeout=900.0)
+# Per test, too: on two busy cores a heavy hidden test can take several times its quiet-machine time.
+AUTHOR_LIMITS = Limits(test_timeout=60.0, wall_timeout=900.0)
 
 
 def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata | None, dict]:
@@ -129,6 +146,13 @@ def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata 
         return report, None, {}
     report.checks.append(Check("schema", True, f"{len(kata.levels)} levels, {len(kata.hints)} hints"))
     write_manifest(kata)
+
+    plain = plain_equality_asserts(kata.grader)
+    report.checks.append(Check(
+        "strict", not plain,
+        (f"compare with `same(got, expected)` from kata.strict, not `==`: {', '.join(plain[:3])}"
+         + (f" (+{len(plain) - 3} more)" if len(plain) > 3 else "")) if plain
+        else "every equality assert is type-strict"))
 
     try:
         drift = api_drift(kata.stub, kata.solution)

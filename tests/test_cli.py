@@ -130,7 +130,7 @@ def test_validate_json_on_the_fixture(wb):
     data = json.loads(kata("validate", "adder", "--json").output)
     checks = {c["name"]: c["ok"] for c in data["katas"][0]["checks"]}
     assert data["ok"], data
-    assert checks == {"schema": True, "api": True, "markers": True, "reference": True,
+    assert checks == {"schema": True, "strict": True, "api": True, "markers": True, "reference": True,
                       "stub": True, "deterministic": True, "bug-zoo": True}
 
 

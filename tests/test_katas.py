@@ -4,12 +4,19 @@ one API, two runs agree, and its hidden suite catches every bug in tests/bugs/<s
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kata.catalog import Workbook
+from kata.grading import grade
 from kata.validate import validate
 
 WB = Workbook.find()
+
+# Validating every kata is the suite's heaviest setup (about 90 s on a quiet 2-core machine); on a
+# busy one it takes several times that, so it gets its own bound rather than the suite's 300 s.
+pytestmark = pytest.mark.timeout(1800)
 
 
 @pytest.fixture(scope="module")
@@ -35,3 +42,22 @@ def test_default_exam_holds_the_four_assessment_katas():
     exam = WB.exam("llm-infra-oa")
     assert exam.minutes == 90
     assert exam.katas == ("token-batcher", "priority-scheduler", "streaming-token-counter", "lora-memory-math")
+
+
+HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
+
+
+@pytest.mark.parametrize("hostile", ["forge_reports", "forge_events", "always_equal"])
+@pytest.mark.parametrize("slug", WB.slugs())
+def test_forged_verdicts_earn_zero_on_every_kata(slug, hostile):
+    result = grade(WB.kata(slug), HOSTILE / f"{hostile}.py")
+    assert result.tampered, (slug, hostile, result.message)
+    assert result.points_earned == 0 and result.status == "error"
+    assert result.message.startswith("tampered:")
+
+
+@pytest.mark.parametrize("slug", WB.slugs())
+def test_an_always_equal_object_no_scan_sees_still_earns_zero(slug):
+    """The type-strict comparisons (kata.strict.same) hold without the import-time scan."""
+    result = grade(WB.kata(slug), HOSTILE / "always_equal_hidden.py")
+    assert result.points_earned == 0, [t.name for t in result.tests if t.status == "pass"]

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
+from kata.strict import same
+
 GIB = 2**30
 
 
@@ -50,7 +52,7 @@ def show(fields) -> str:
 
 def check(got, expected, call: str) -> None:
     __tracebackhide__ = True  # report the test's line, not this helper's
-    assert got == expected, f"Called {call}. Returned {got!r}, expected {expected!r}."
+    assert same(got, expected), f"Called {call}. Returned {got!r}, expected {expected!r}."
 
 
 def check_int(got, expected, call: str) -> None:

@@ -306,13 +306,15 @@ def test_capacity_complexity(impl):
     repeats = 50
     for name, args in calls:
         imp_fn = getattr(impl, name)
+        oracle = o_max_context if name == "max_context_len" else o_max_requests
+        # fast and wrong earns nothing: the answer first, then the time
+        check_int(imp_fn(imp_cfg, *args), oracle(f, *args), f"{name}(cfg, *{args!r})")
         for attempt in range(2):  # a failure is measured twice, so one noisy moment fails nobody
             if reference is not None:
                 ref_cfg = reference.ModelConfig(**f)
                 ref_fn = getattr(reference, name)
                 ref_time = _best_time(lambda: ref_fn(ref_cfg, *args), repeats)
             else:  # the oracle's binary search is slower than the reference: a looser, still-sharp budget
-                oracle = o_max_context if name == "max_context_len" else o_max_requests
                 ref_time = _best_time(lambda: oracle(f, *args), repeats)
             # 10x the reference, plus 50 ms so that timer noise on a busy machine never fails a fast solution
             budget = 10 * ref_time + 0.05

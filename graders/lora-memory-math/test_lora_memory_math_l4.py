@@ -29,6 +29,8 @@ from lora_memory_math_oracle import (
     tp_configs,
 )
 
+from kata.strict import same
+
 PROPERTY = property_settings()  # built at import, after the derandomized profile is loaded
 
 
@@ -167,7 +169,7 @@ def test_min_tp_non_power_of_two(impl):
     # weights about 6.2 GB and KV 8 * 8192 tokens * 294,912 bytes = 19.3 GB: split 3 ways that is
     # about 8.5 GB per GPU, under 8 GiB = 8.59 GB; split 2 ways it is not
     expected = o_min_tp(f, 8, 8192, 8)
-    assert expected == 3
+    assert same(expected, 3)
     check(impl.min_tp_size(cfg, 8, 8192, 8), 3, f"min_tp_size({show(f)}, 8, 8192, 8)")
 
 
@@ -179,7 +181,7 @@ def test_min_tp_skips_invalid_and_none(impl):
              vocab_size=50_001)
     cfg = impl.ModelConfig(**f)
     expected = o_min_tp(f, 8, 8192, 4)
-    assert expected == 4  # 3 GPUs would hold it, but 4 KV heads do not split 3 ways (nor does 4 divide 3)
+    assert same(expected, 4)  # 3 GPUs would hold it, but 4 KV heads do not split 3 ways (nor does 4 divide 3)
     check(impl.min_tp_size(cfg, 8, 8192, 4), 4, f"min_tp_size({show(f)}, 8, 8192, 4)")
     check(impl.min_tp_size(cfg_of(impl, LLAMA2_70B), 1, 1, 1), None, "min_tp_size(Llama-2-70B, 1, 1, 1)")
     check(impl.min_tp_size(cfg_of(impl, LLAMA2_70B), 10**6, 4096, 80, 4), None,

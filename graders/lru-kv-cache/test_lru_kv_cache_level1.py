@@ -2,6 +2,8 @@
 
 import pytest
 
+from kata.strict import same
+
 
 def _cache(impl, capacity, *entries):
     """A cache with `entries` ((key, blocks), ...) put in order, so the last one is MRU."""
@@ -25,7 +27,7 @@ def test_new_cache_is_empty(impl):
     cache = impl.KVBlockCache(5)
     got = (len(cache), cache.used_blocks, cache.keys(), cache.stats(), cache.capacity)
     want = (0, 0, [], {"hits": 0, "misses": 0, "evictions": 0}, 5)
-    assert got == want, (
+    assert same(got, want), (
         "Called KVBlockCache(5), then (len, used_blocks, keys(), stats(), capacity). "
         f"Returned {got!r}, expected {want!r}."
     )
@@ -71,7 +73,7 @@ def test_capacity_one(impl):
     cache = impl.KVBlockCache(1)
     first = cache.put("a", [0])
     second = cache.put("b", [1])
-    assert (first, second) == ([], ["a"]), (
+    assert same((first, second), ([], ["a"])), (
         f"Called put('a', [0]) then put('b', [1]) on a 1-block cache. Returned {first!r} and "
         f"{second!r}, expected [] and ['a']."
     )
@@ -86,7 +88,7 @@ def test_capacity_one(impl):
 def test_get_hit_and_miss(impl):
     cache = _cache(impl, 8, ("a", [3, 1, 2]))
     hit, miss = cache.get("a"), cache.get("b")
-    assert (hit, miss) == ([3, 1, 2], None), (
+    assert same((hit, miss), ([3, 1, 2], None)), (
         f"Called get('a') then get('b') after put('a', [3, 1, 2]). Returned {hit!r} and {miss!r}, "
         "expected [3, 1, 2] and None."
     )
@@ -99,11 +101,11 @@ def test_get_makes_entry_mru(impl):
     cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
     cache.get("a")
     evicted = cache.put("d", [3])
-    assert evicted == ["b"], (
+    assert same(evicted, ["b"]), (
         "Called get('a') on a full cache holding a, b, c (a least recent), then put('d', [3]). "
         f"Returned {evicted!r}, expected ['b']."
     )
-    assert cache.keys() == ["d", "a", "c"], f"Called keys(). Returned {cache.keys()!r}, expected ['d', 'a', 'c']."
+    assert same(cache.keys(), ["d", "a", "c"]), f"Called keys(). Returned {cache.keys()!r}, expected ['d', 'a', 'c']."
 
 
 @pytest.mark.level(1)
@@ -112,7 +114,7 @@ def test_get_makes_entry_mru(impl):
 def test_get_miss_changes_nothing(impl):
     cache = _cache(impl, 4, ("a", [0]), ("b", [1]))
     cache.get("zzz")
-    assert cache.keys() == ["b", "a"], f"Called get('zzz') (a miss), then keys(). Returned {cache.keys()!r}, expected ['b', 'a']."
+    assert same(cache.keys(), ["b", "a"]), f"Called get('zzz') (a miss), then keys(). Returned {cache.keys()!r}, expected ['b', 'a']."
 
 
 @pytest.mark.level(1)
@@ -121,7 +123,7 @@ def test_get_miss_changes_nothing(impl):
 def test_exactly_full_evicts_nothing(impl):
     cache = _cache(impl, 5, ("a", [0, 1]), ("b", [2]))
     evicted = cache.put("c", [3, 4])
-    assert evicted == [], f"Called put('c', [3, 4]) with 3 of 5 blocks used. Returned {evicted!r}, expected []."
+    assert same(evicted, []), f"Called put('c', [3, 4]) with 3 of 5 blocks used. Returned {evicted!r}, expected []."
     assert cache.used_blocks == 5 and len(cache) == 3, (
         f"After filling the cache exactly: used_blocks {cache.used_blocks}, len {len(cache)}; expected 5 and 3."
     )
@@ -133,8 +135,8 @@ def test_exactly_full_evicts_nothing(impl):
 def test_one_over_evicts_lru(impl):
     cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2, 3]))
     evicted = cache.put("c", [4])
-    assert evicted == ["a"], f"Called put('c', [4]) on a full cache (a least recent). Returned {evicted!r}, expected ['a']."
-    assert cache.used_blocks == 3, f"used_blocks is {cache.used_blocks}, expected 3."
+    assert same(evicted, ["a"]), f"Called put('c', [4]) on a full cache (a least recent). Returned {evicted!r}, expected ['a']."
+    assert same(cache.used_blocks, 3), f"used_blocks is {cache.used_blocks}, expected 3."
 
 
 @pytest.mark.level(1)
@@ -144,7 +146,7 @@ def test_evicts_several_in_lru_order(impl):
     cache = _cache(impl, 4, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]))
     cache.get("a")  # order now a, d, c, b (MRU first)
     evicted = cache.put("e", [4, 5, 6])
-    assert evicted == ["b", "c", "d"], (
+    assert same(evicted, ["b", "c", "d"]), (
         f"Called put('e', 3 blocks) on a full 4-block cache with recency a, d, c, b. Returned {evicted!r}, "
         "expected ['b', 'c', 'd']."
     )
@@ -156,7 +158,7 @@ def test_evicts_several_in_lru_order(impl):
 def test_evicts_only_as_many_as_needed(impl):
     cache = _cache(impl, 6, ("a", [0, 1]), ("b", [2]), ("c", [3]), ("d", [4, 5]))
     evicted = cache.put("e", [6, 7, 8])
-    assert evicted == ["a", "b"], (
+    assert same(evicted, ["a", "b"]), (
         f"Called put('e', 3 blocks) on a full 6-block cache (a:2, b:1, c:1, d:2, a least recent). "
         f"Returned {evicted!r}, expected ['a', 'b']."
     )
@@ -168,8 +170,8 @@ def test_evicts_only_as_many_as_needed(impl):
 def test_entry_equal_to_capacity(impl):
     cache = _cache(impl, 3, ("a", [0]), ("b", [1]))
     evicted = cache.put("c", [2, 3, 4])
-    assert evicted == ["a", "b"], f"Called put('c', 3 blocks) on a 3-block cache. Returned {evicted!r}, expected ['a', 'b']."
-    assert cache.keys() == ["c"], f"Called keys(). Returned {cache.keys()!r}, expected ['c']."
+    assert same(evicted, ["a", "b"]), f"Called put('c', 3 blocks) on a 3-block cache. Returned {evicted!r}, expected ['a', 'b']."
+    assert same(cache.keys(), ["c"]), f"Called keys(). Returned {cache.keys()!r}, expected ['c']."
 
 
 @pytest.mark.level(1)
@@ -182,7 +184,7 @@ def test_entry_larger_than_capacity_rejected(impl):
     with pytest.raises(ValueError, match="blocks"):
         cache.put("c", [2, 3, 4, 5])
     after = _snapshot(cache)
-    assert after == before, f"Called put('c', 4 blocks) on a 3-block cache (it raised). State became {after!r}, expected {before!r}."
+    assert same(after, before), f"Called put('c', 4 blocks) on a 3-block cache (it raised). State became {after!r}, expected {before!r}."
 
 
 # --- replacing ------------------------------------------------------------------
@@ -196,7 +198,7 @@ def test_replace_updates_size_and_recency(impl):
     evicted = cache.put("a", [9])
     got = (evicted, cache.used_blocks, len(cache), cache.keys(), cache.get("a"))
     want = ([], 2, 2, ["a", "b"], [9])
-    assert got == want, (
+    assert same(got, want), (
         "Called put('a', [9]) over a 3-block 'a'; then (result, used_blocks, len, keys(), get('a')). "
         f"Returned {got!r}, expected {want!r}."
     )
@@ -208,11 +210,11 @@ def test_replace_updates_size_and_recency(impl):
 def test_replace_never_evicts_itself(impl):
     cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))  # a is LRU
     evicted = cache.put("a", [5, 6, 7])
-    assert evicted == ["b", "c"], (
+    assert same(evicted, ["b", "c"]), (
         f"Called put('a', 3 blocks) over the LRU entry 'a' in a full 3-block cache holding a, b, c. "
         f"Returned {evicted!r}, expected ['b', 'c']."
     )
-    assert cache.get("a") == [5, 6, 7], f"Called get('a'). Returned {cache.get('a')!r}, expected [5, 6, 7]."
+    assert same(cache.get("a"), [5, 6, 7]), f"Called get('a'). Returned {cache.get('a')!r}, expected [5, 6, 7]."
 
 
 @pytest.mark.level(1)
@@ -223,7 +225,7 @@ def test_replace_is_not_an_eviction(impl):
     cache.put("a", [2, 3])
     cache.put("b", [4])
     stats = cache.stats()
-    assert stats["evictions"] == 0, f"Called put('a', ...) and put('b', ...) as replaces. stats() returned {stats!r}, expected 0 evictions."
+    assert same(stats["evictions"], 0), f"Called put('a', ...) and put('b', ...) as replaces. stats() returned {stats!r}, expected 0 evictions."
 
 
 @pytest.mark.level(1)
@@ -235,7 +237,7 @@ def test_replace_too_large_keeps_old_entry(impl):
         cache.put("a", [5, 6, 7, 8])
     got = (cache.get("a"), cache.keys(), cache.used_blocks)
     want = ([0], ["a", "b"], 2)
-    assert got == want, f"Called put('a', 4 blocks) on a 3-block cache (it raised), then (get('a'), keys(), used_blocks). Returned {got!r}, expected {want!r}."
+    assert same(got, want), f"Called put('a', 4 blocks) on a 3-block cache (it raised), then (get('a'), keys(), used_blocks). Returned {got!r}, expected {want!r}."
 
 
 # --- copies ------------------------------------------------------------------------
@@ -251,7 +253,7 @@ def test_put_stores_a_copy(impl):
     blocks.append(3)
     blocks[0] = 99
     got = (cache.get("a"), cache.used_blocks)
-    assert got == ([1, 2], 2), f"Called put('a', blocks), then changed blocks. get('a') and used_blocks returned {got!r}, expected ([1, 2], 2)."
+    assert same(got, ([1, 2], 2)), f"Called put('a', blocks), then changed blocks. get('a') and used_blocks returned {got!r}, expected ([1, 2], 2)."
 
 
 @pytest.mark.level(1)
@@ -262,7 +264,7 @@ def test_get_returns_a_copy(impl):
     got = cache.get("a")
     got.append(7)
     again = cache.get("a")
-    assert again == [1, 2], f"Called get('a') and appended to the result, then get('a') again. Returned {again!r}, expected [1, 2]."
+    assert same(again, [1, 2]), f"Called get('a') and appended to the result, then get('a') again. Returned {again!r}, expected [1, 2]."
 
 
 # --- inspection ----------------------------------------------------------------------
@@ -275,9 +277,9 @@ def test_contains_does_not_touch(impl):
     cache = _cache(impl, 2, ("a", [0]), ("b", [1]))
     present, absent = "a" in cache, "zzz" in cache
     evicted = cache.put("c", [2])
-    assert (present, absent) == (True, False), f"Called 'a' in cache and 'zzz' in cache. Returned {(present, absent)!r}, expected (True, False)."
-    assert evicted == ["a"], f"Called 'a' in cache, then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
-    assert cache.stats() == {"hits": 0, "misses": 0, "evictions": 1}, f"stats() returned {cache.stats()!r}, expected 0 hits, 0 misses, 1 eviction."
+    assert same((present, absent), (True, False)), f"Called 'a' in cache and 'zzz' in cache. Returned {(present, absent)!r}, expected (True, False)."
+    assert same(evicted, ["a"]), f"Called 'a' in cache, then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
+    assert same(cache.stats(), {"hits": 0, "misses": 0, "evictions": 1}), f"stats() returned {cache.stats()!r}, expected 0 hits, 0 misses, 1 eviction."
 
 
 @pytest.mark.level(1)
@@ -287,8 +289,8 @@ def test_keys_mru_first_without_touching(impl):
     cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
     first, second = cache.keys(), cache.keys()
     evicted = cache.put("d", [3])
-    assert first == second == ["c", "b", "a"], f"Called keys() twice. Returned {first!r} and {second!r}, expected ['c', 'b', 'a']."
-    assert evicted == ["a"], f"Called keys(), then put('d', [3]) on the full cache. Returned {evicted!r}, expected ['a']."
+    assert same(first, ["c", "b", "a"]) and same(second, ["c", "b", "a"]), f"Called keys() twice. Returned {first!r} and {second!r}, expected ['c', 'b', 'a']."
+    assert same(evicted, ["a"]), f"Called keys(), then put('d', [3]) on the full cache. Returned {evicted!r}, expected ['a']."
 
 
 @pytest.mark.level(1)
@@ -304,7 +306,7 @@ def test_stats_counts(impl):
     cache.put("c", [2, 3])  # evicts b and a
     got = cache.stats()
     want = {"hits": 2, "misses": 1, "evictions": 2}
-    assert got == want, f"Called 3 puts, 2 get hits, 1 get miss, and a put evicting 2. stats() returned {got!r}, expected {want!r}."
+    assert same(got, want), f"Called 3 puts, 2 get hits, 1 get miss, and a put evicting 2. stats() returned {got!r}, expected {want!r}."
 
 
 @pytest.mark.level(1)
@@ -315,7 +317,7 @@ def test_stats_returns_a_new_dict(impl):
     first = cache.stats()
     first["hits"] = 100
     second = cache.stats()
-    assert second == {"hits": 0, "misses": 0, "evictions": 0}, f"Changed the dict from stats(), then called stats(). Returned {second!r}, expected all zeros."
+    assert same(second, {"hits": 0, "misses": 0, "evictions": 0}), f"Changed the dict from stats(), then called stats(). Returned {second!r}, expected all zeros."
 
 
 @pytest.mark.level(1)
@@ -325,12 +327,12 @@ def test_get_non_str_key_is_a_miss(impl):
     cache = _cache(impl, 2, ("1", [0]))
     got = cache.get(1)
     assert got is None, f"Called get(1) with key '1' present. Returned {got!r}, expected None."
-    assert cache.stats()["misses"] == 1, f"stats() returned {cache.stats()!r}, expected 1 miss."
+    assert same(cache.stats()["misses"], 1), f"stats() returned {cache.stats()!r}, expected 1 miss."
     got = cache.get(["1"])
     assert got is None, f"Called get(['1']) (a list key). Returned {got!r}, expected None."
-    assert cache.stats()["misses"] == 2, f"Called get(1), get(['1']). stats() returned {cache.stats()!r}, expected 2 misses."
+    assert same(cache.stats()["misses"], 2), f"Called get(1), get(['1']). stats() returned {cache.stats()!r}, expected 2 misses."
     found = (1 in cache, None in cache)
-    assert found == (False, False), f"Called 1 in cache and None in cache with key '1' present. Returned {found!r}, expected (False, False)."
+    assert same(found, (False, False)), f"Called 1 in cache and None in cache with key '1' present. Returned {found!r}, expected (False, False)."
 
 
 # --- validation -------------------------------------------------------------------------
@@ -344,7 +346,7 @@ def test_put_key_not_str(impl, bad):
     cache = impl.KVBlockCache(2)
     with pytest.raises(TypeError, match="key"):
         cache.put(bad, [0])
-    assert len(cache) == 0, f"Called put({bad!r}, [0]) (it raised). len(cache) is {len(cache)}, expected 0."
+    assert same(len(cache), 0), f"Called put({bad!r}, [0]) (it raised). len(cache) is {len(cache)}, expected 0."
 
 
 @pytest.mark.level(1)
@@ -354,7 +356,7 @@ def test_empty_string_key(impl):
     cache = impl.KVBlockCache(2)
     cache.put("", [0])
     got = (cache.get(""), "" in cache, cache.keys())
-    assert got == ([0], True, [""]), f"Called put('', [0]), then get(''), '' in cache, keys(). Returned {got!r}, expected ([0], True, [''])."
+    assert same(got, ([0], True, [""])), f"Called put('', [0]), then get(''), '' in cache, keys(). Returned {got!r}, expected ([0], True, [''])."
 
 
 @pytest.mark.level(1)
@@ -404,7 +406,7 @@ def test_block_id_zero_accepted(impl):
     cache.put("a", [0])
     cache.put("b", [0, 0])
     got = (cache.get("a"), cache.get("b"), cache.used_blocks)
-    assert got == ([0], [0, 0], 3), f"Called put('a', [0]) and put('b', [0, 0]), then get both and used_blocks. Returned {got!r}, expected ([0], [0, 0], 3)."
+    assert same(got, ([0], [0, 0], 3)), f"Called put('a', [0]) and put('b', [0, 0]), then get both and used_blocks. Returned {got!r}, expected ([0], [0, 0], 3)."
 
 
 @pytest.mark.level(1)
@@ -413,7 +415,7 @@ def test_block_id_zero_accepted(impl):
 def test_duplicate_ids_count(impl):
     cache = _cache(impl, 3, ("a", [0]))
     evicted = cache.put("b", [7, 7, 7])
-    assert evicted == ["a"], f"Called put('b', [7, 7, 7]) with 1 of 3 blocks used. Returned {evicted!r}, expected ['a']."
+    assert same(evicted, ["a"]), f"Called put('b', [7, 7, 7]) with 1 of 3 blocks used. Returned {evicted!r}, expected ['a']."
 
 
 @pytest.mark.level(1)
@@ -426,5 +428,5 @@ def test_invalid_put_changes_nothing(impl):
         with pytest.raises(ValueError):
             cache.put("a", bad)
     after = _snapshot(cache)
-    assert after == before, f"Called put('a', bad) three times (each raised). State became {after!r}, expected {before!r}."
-    assert cache.get("a") == [0], f"Called get('a'). Returned {cache.get('a')!r}, expected [0]."
+    assert same(after, before), f"Called put('a', bad) three times (each raised). State became {after!r}, expected {before!r}."
+    assert same(cache.get("a"), [0]), f"Called get('a'). Returned {cache.get('a')!r}, expected [0]."

@@ -2,6 +2,8 @@
 
 import pytest
 
+from kata.strict import same
+
 
 def _cache(impl, capacity, *entries):
     """A cache with `entries` ((key, blocks), ...) put in order, so the last one is MRU."""
@@ -25,7 +27,7 @@ def test_pinned_entry_is_skipped(impl):
     cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
     cache.pin("a")
     evicted = cache.put("d", [3])
-    assert evicted == ["b"], f"Called pin('a') (the LRU entry), then put('d', [3]) on the full cache. Returned {evicted!r}, expected ['b']."
+    assert same(evicted, ["b"]), f"Called pin('a') (the LRU entry), then put('d', [3]) on the full cache. Returned {evicted!r}, expected ['b']."
 
 
 @pytest.mark.level(2)
@@ -35,8 +37,8 @@ def test_pinned_entry_keeps_its_place(impl):
     cache = _cache(impl, 4, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]))
     cache.pin("b")
     evicted = cache.put("e", [4, 5])
-    assert evicted == ["a", "c"], f"Called pin('b'), then put('e', 2 blocks) on a full cache (recency d, c, b, a). Returned {evicted!r}, expected ['a', 'c']."
-    assert cache.keys() == ["e", "d", "b"], f"Called keys(). Returned {cache.keys()!r}, expected ['e', 'd', 'b']."
+    assert same(evicted, ["a", "c"]), f"Called pin('b'), then put('e', 2 blocks) on a full cache (recency d, c, b, a). Returned {evicted!r}, expected ['a', 'c']."
+    assert same(cache.keys(), ["e", "d", "b"]), f"Called keys(). Returned {cache.keys()!r}, expected ['e', 'd', 'b']."
 
 
 @pytest.mark.level(2)
@@ -48,7 +50,7 @@ def test_several_pinned_skipped(impl):
     cache.pin("c")
     cache.pin("e")
     evicted = cache.put("f", [5, 6])
-    assert evicted == ["b", "d"], f"Called pin on a, c, e, then put('f', 2 blocks) on a full cache. Returned {evicted!r}, expected ['b', 'd']."
+    assert same(evicted, ["b", "d"]), f"Called pin on a, c, e, then put('f', 2 blocks) on a full cache. Returned {evicted!r}, expected ['b', 'd']."
 
 
 @pytest.mark.level(2)
@@ -62,7 +64,7 @@ def test_cache_full_error_evicts_nothing(impl):
     with pytest.raises(impl.CacheFullError):
         cache.put("c", [3, 4, 5])
     after = _snapshot(cache)
-    assert after == before, f"Called put('c', 3 blocks) with 2 of 4 blocks pinned (it raised). State became {after!r}, expected {before!r}."
+    assert same(after, before), f"Called put('c', 3 blocks) with 2 of 4 blocks pinned (it raised). State became {after!r}, expected {before!r}."
 
 
 @pytest.mark.level(2)
@@ -76,9 +78,9 @@ def test_pinned_blocks_of_several_entries_add_up(impl):
     with pytest.raises(impl.CacheFullError):
         cache.put("d", [7, 8, 9, 10, 11])  # 3 + 3 pinned + 5 = 11 > 10
     after = _snapshot(cache)
-    assert after == before, f"Called put('d', 5 blocks) with a (3 blocks) and b (3 blocks) pinned, capacity 10 (it raised). State became {after!r}, expected {before!r}."
+    assert same(after, before), f"Called put('d', 5 blocks) with a (3 blocks) and b (3 blocks) pinned, capacity 10 (it raised). State became {after!r}, expected {before!r}."
     evicted = cache.put("d", [7, 8, 9, 10])  # 3 + 3 + 4 = 10 fits once c is evicted
-    assert evicted == ["c"], f"Called put('d', 4 blocks) with a and b (3 blocks each) pinned, capacity 10. Returned {evicted!r}, expected ['c']."
+    assert same(evicted, ["c"]), f"Called put('d', 4 blocks) with a and b (3 blocks each) pinned, capacity 10. Returned {evicted!r}, expected ['c']."
 
 
 @pytest.mark.level(2)
@@ -88,7 +90,7 @@ def test_pinned_plus_new_exactly_capacity_fits(impl):
     cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]), ("c", [3]))
     cache.pin("a")
     evicted = cache.put("d", [4, 5])
-    assert evicted == ["b", "c"], f"Called put('d', 2 blocks) with 2 of 4 blocks pinned. Returned {evicted!r}, expected ['b', 'c']."
+    assert same(evicted, ["b", "c"]), f"Called put('d', 2 blocks) with 2 of 4 blocks pinned. Returned {evicted!r}, expected ['b', 'c']."
 
 
 @pytest.mark.level(2)
@@ -117,7 +119,7 @@ def test_replace_pinned_keeps_pin_count(impl):
     cache.pin("a")
     cache.put("a", [1, 2])
     got = cache.pin_count("a")
-    assert got == 2, f"Called pin('a') twice, then put('a', [1, 2]), then pin_count('a'). Returned {got!r}, expected 2."
+    assert same(got, 2), f"Called pin('a') twice, then put('a', [1, 2]), then pin_count('a'). Returned {got!r}, expected 2."
 
 
 @pytest.mark.level(2)
@@ -127,8 +129,8 @@ def test_replace_pinned_own_blocks_not_counted(impl):
     cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]))
     cache.pin("a")
     evicted = cache.put("a", [3, 4, 5, 6])
-    assert evicted == ["b"], f"Called put('a', 4 blocks) over pinned 'a' (2 blocks) in a 4-block cache. Returned {evicted!r}, expected ['b']."
-    assert cache.used_blocks == 4, f"used_blocks is {cache.used_blocks}, expected 4."
+    assert same(evicted, ["b"]), f"Called put('a', 4 blocks) over pinned 'a' (2 blocks) in a 4-block cache. Returned {evicted!r}, expected ['b']."
+    assert same(cache.used_blocks, 4), f"used_blocks is {cache.used_blocks}, expected 4."
 
 
 @pytest.mark.level(2)
@@ -141,7 +143,7 @@ def test_replace_pinned_new_size_counts(impl):
     with pytest.raises(impl.CacheFullError):
         cache.put("b", [4, 5, 6])
     evicted = cache.put("b", [4, 5])
-    assert evicted == [], f"Called put('b', 2 blocks) with pinned 'a' now 3 of 5 blocks. Returned {evicted!r}, expected []."
+    assert same(evicted, []), f"Called put('b', 2 blocks) with pinned 'a' now 3 of 5 blocks. Returned {evicted!r}, expected []."
 
 
 @pytest.mark.level(2)
@@ -152,7 +154,7 @@ def test_replace_pinned_shrinks(impl):
     cache.pin("a")
     cache.put("a", [3])
     evicted = cache.put("b", [4, 5, 6])
-    assert evicted == [], f"Called put('b', 3 blocks) with pinned 'a' shrunk to 1 of 4 blocks. Returned {evicted!r}, expected []."
+    assert same(evicted, []), f"Called put('b', 3 blocks) with pinned 'a' shrunk to 1 of 4 blocks. Returned {evicted!r}, expected []."
 
 
 # --- pin counts ---------------------------------------------------------------------------
@@ -167,8 +169,8 @@ def test_pin_is_a_count(impl):
     cache.pin("a")
     cache.unpin("a")
     evicted = cache.put("c", [2])
-    assert evicted == ["b"], f"Called pin('a') twice and unpin('a') once, then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['b']."
-    assert cache.pin_count("a") == 1, f"Called pin_count('a'). Returned {cache.pin_count('a')!r}, expected 1."
+    assert same(evicted, ["b"]), f"Called pin('a') twice and unpin('a') once, then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['b']."
+    assert same(cache.pin_count("a"), 1), f"Called pin_count('a'). Returned {cache.pin_count('a')!r}, expected 1."
 
 
 @pytest.mark.level(2)
@@ -179,7 +181,7 @@ def test_unpinned_entry_is_evictable(impl):
     cache.pin("a")
     cache.unpin("a")
     evicted = cache.put("c", [2])
-    assert evicted == ["a"], f"Called pin('a'), unpin('a'), then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
+    assert same(evicted, ["a"]), f"Called pin('a'), unpin('a'), then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
 
 
 @pytest.mark.level(2)
@@ -190,7 +192,7 @@ def test_unpin_unpinned_raises(impl):
     with pytest.raises(ValueError):
         cache.unpin("a")
     got = cache.pin_count("a")
-    assert got == 0, f"Called unpin('a') on an unpinned entry (it raised), then pin_count('a'). Returned {got!r}, expected 0."
+    assert same(got, 0), f"Called unpin('a') on an unpinned entry (it raised), then pin_count('a'). Returned {got!r}, expected 0."
 
 
 @pytest.mark.level(2)
@@ -213,7 +215,7 @@ def test_pin_does_not_touch(impl):
     cache.pin_count("a")
     got = (cache.keys(), cache.stats())
     want = (["c", "b", "a"], {"hits": 0, "misses": 0, "evictions": 0})
-    assert got == want, f"Called pin, unpin, pin_count on 'a', then keys() and stats(). Returned {got!r}, expected {want!r}."
+    assert same(got, want), f"Called pin, unpin, pin_count on 'a', then keys() and stats(). Returned {got!r}, expected {want!r}."
 
 
 @pytest.mark.level(2)
@@ -224,7 +226,7 @@ def test_reinserted_entry_has_no_pins(impl):
     cache.put("b", [1])  # evicts a
     cache.put("a", [2])  # evicts b
     got = cache.pin_count("a")
-    assert got == 0, f"Called pin_count('a') on a freshly re-inserted entry. Returned {got!r}, expected 0."
+    assert same(got, 0), f"Called pin_count('a') on a freshly re-inserted entry. Returned {got!r}, expected 0."
 
 
 # --- get_block ---------------------------------------------------------------------------
@@ -236,7 +238,7 @@ def test_reinserted_entry_has_no_pins(impl):
 def test_get_block_valid_indices(impl):
     cache = _cache(impl, 4, ("a", [10, 11, 12]))
     got = [cache.get_block("a", i) for i in range(3)]
-    assert got == [10, 11, 12], f"Called get_block('a', i) for i in 0..2 on [10, 11, 12]. Returned {got!r}, expected [10, 11, 12]."
+    assert same(got, [10, 11, 12]), f"Called get_block('a', i) for i in 0..2 on [10, 11, 12]. Returned {got!r}, expected [10, 11, 12]."
 
 
 @pytest.mark.level(2)
@@ -285,9 +287,9 @@ def test_get_block_does_not_touch(impl):
     cache = _cache(impl, 2, ("a", [0]), ("b", [1]))
     cache.get_block("a", 0)
     evicted = cache.put("c", [2])
-    assert evicted == ["a"], f"Called get_block('a', 0), then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
+    assert same(evicted, ["a"]), f"Called get_block('a', 0), then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
     got = cache.stats()
-    assert got == {"hits": 0, "misses": 0, "evictions": 1}, f"Called stats(). Returned {got!r}, expected 0 hits, 0 misses, 1 eviction."
+    assert same(got, {"hits": 0, "misses": 0, "evictions": 1}), f"Called stats(). Returned {got!r}, expected 0 hits, 0 misses, 1 eviction."
 
 
 # --- remove ------------------------------------------------------------------------------
@@ -301,9 +303,9 @@ def test_remove_frees_blocks(impl):
     got = cache.remove("a")
     state = (got, cache.used_blocks, len(cache), cache.keys(), "a" in cache)
     want = ([5, 6], 1, 1, ["b"], False)
-    assert state == want, f"Called remove('a'), then (used_blocks, len, keys(), 'a' in cache). Returned {state!r}, expected {want!r}."
+    assert same(state, want), f"Called remove('a'), then (used_blocks, len, keys(), 'a' in cache). Returned {state!r}, expected {want!r}."
     evicted = cache.put("c", [8, 9, 10])
-    assert evicted == [], f"Called put('c', 3 blocks) with 1 of 4 blocks used. Returned {evicted!r}, expected []."
+    assert same(evicted, []), f"Called put('c', 3 blocks) with 1 of 4 blocks used. Returned {evicted!r}, expected []."
 
 
 @pytest.mark.level(2)
@@ -325,7 +327,7 @@ def test_remove_pinned_raises(impl):
     with pytest.raises(ValueError):
         cache.remove("a")
     after = _snapshot(cache)
-    assert after == before, f"Called remove('a') on a pinned entry (it raised). State became {after!r}, expected {before!r}."
+    assert same(after, before), f"Called remove('a') on a pinned entry (it raised). State became {after!r}, expected {before!r}."
 
 
 @pytest.mark.level(2)
@@ -335,7 +337,7 @@ def test_remove_is_not_an_eviction(impl):
     cache = _cache(impl, 4, ("a", [5]))
     cache.remove("a")
     got = cache.stats()
-    assert got == {"hits": 0, "misses": 0, "evictions": 0}, f"Called remove('a'), then stats(). Returned {got!r}, expected all zeros."
+    assert same(got, {"hits": 0, "misses": 0, "evictions": 0}), f"Called remove('a'), then stats(). Returned {got!r}, expected all zeros."
 
 
 @pytest.mark.level(2)
@@ -347,4 +349,4 @@ def test_removed_entry_releases_pinned_room(impl):
     cache.unpin("a")
     cache.remove("a")
     evicted = cache.put("b", [3, 4, 5, 6])
-    assert evicted == [], f"Called pin, unpin, remove on 'a', then put('b', 4 blocks) on the empty 4-block cache. Returned {evicted!r}, expected []."
+    assert same(evicted, []), f"Called pin, unpin, remove on 'a', then put('b', 4 blocks) on the empty 4-block cache. Returned {evicted!r}, expected []."

@@ -17,6 +17,8 @@ import time
 import pytest
 from lru_kv_cache_model import racing, run_threads
 
+from kata.strict import same
+
 
 def _check_invariants(cache, pool, capacity, where):
     """The promises of PROMPT.md that can be read from outside, after the threads have stopped.
@@ -27,9 +29,9 @@ def _check_invariants(cache, pool, capacity, where):
     one-entry cache, and in a thread with a time limit, since on a list with a cycle it never returns.
     """
     present = [key for key in pool if key in cache]
-    assert len(cache) == len(present), f"{where}: len(cache) is {len(cache)}, but {len(present)} keys are `in` the cache."
+    assert same(len(cache), len(present)), f"{where}: len(cache) is {len(cache)}, but {len(present)} keys are `in` the cache."
     sizes = _sizes(cache, present)
-    assert cache.used_blocks == sum(sizes.values()), f"{where}: used_blocks is {cache.used_blocks}, but the entries' sizes add up to {sum(sizes.values())}."
+    assert same(cache.used_blocks, sum(sizes.values())), f"{where}: used_blocks is {cache.used_blocks}, but the entries' sizes add up to {sum(sizes.values())}."
     assert cache.used_blocks <= capacity, f"{where}: used_blocks is {cache.used_blocks}, above the capacity {capacity}."
     for key, want in (("flush-1", sorted(present)), ("flush-2", ["flush-1"])):
         try:
@@ -39,14 +41,14 @@ def _check_invariants(cache, pool, capacity, where):
                 f"{where}: called put({key!r}, {capacity} blocks) to evict everything. It raised {exc!r}, "
                 f"expected it to evict {want!r} (the recency list is corrupted)."
             ) from None
-        assert flushed == want, (
+        assert same(flushed, want), (
             f"{where}: called put({key!r}, {capacity} blocks). It evicted {flushed!r} (sorted), expected "
             f"{want!r} (the recency list and the dict disagree)."
         )
     state = (len(cache), cache.used_blocks)
-    assert state == (1, capacity), f"{where}: after put('flush-2', ...), (len, used_blocks) returned {state!r}, expected (1, {capacity})."
+    assert same(state, (1, capacity)), f"{where}: after put('flush-2', ...), (len, used_blocks) returned {state!r}, expected (1, {capacity})."
     keys = _keys_within(cache, 2.0)
-    assert keys == ["flush-2"], f"{where}: after put('flush-2', ...), keys() returned {keys!r}, expected ['flush-2']."
+    assert same(keys, ["flush-2"]), f"{where}: after put('flush-2', ...), keys() returned {keys!r}, expected ['flush-2']."
 
 
 def _keys_within(cache, seconds):
@@ -88,9 +90,9 @@ def test_get_or_put_hit(impl):
     got = cache.get_or_put("a", lambda: calls.append(1) or [9])
     got.append(5)
     evicted = cache.put("c", [3])
-    assert (calls, evicted) == ([], ["b"]), f"Called get_or_put('a', f) with 'a' present, then put('c', [3]). Factory calls {len(calls)}, evicted {evicted!r}; expected 0 calls and ['b']."
+    assert same((calls, evicted), ([], ["b"])), f"Called get_or_put('a', f) with 'a' present, then put('c', [3]). Factory calls {len(calls)}, evicted {evicted!r}; expected 0 calls and ['b']."
     again = cache.get("a")
-    assert again == [1], f"Changed the list get_or_put returned, then get('a'). Returned {again!r}, expected [1]."
+    assert same(again, [1]), f"Changed the list get_or_put returned, then get('a'). Returned {again!r}, expected [1]."
     stats = cache.stats()
     assert stats["hits"] == 2 and stats["misses"] == 0, f"stats() returned {stats!r}, expected 2 hits and 0 misses."
 
@@ -111,7 +113,7 @@ def test_get_or_put_miss(impl):
     got = cache.get_or_put("c", factory)
     state = (got, len(calls), cache.keys(), cache.stats())
     want = ([7, 8], 1, ["c", "b"], {"hits": 0, "misses": 1, "evictions": 1})
-    assert state == want, f"Called get_or_put('c', f -> [7, 8]) on a 3-block cache holding a, b. Returned (result, calls, keys(), stats()) {state!r}, expected {want!r}."
+    assert same(state, want), f"Called get_or_put('c', f -> [7, 8]) on a 3-block cache holding a, b. Returned (result, calls, keys(), stats()) {state!r}, expected {want!r}."
 
 
 @pytest.mark.level(3)
@@ -134,7 +136,7 @@ def test_get_or_put_rejected_result(impl, result):
         cache.get_or_put("b", lambda: result)
     state = ("b" in cache, cache.keys(), cache.used_blocks, cache.stats())
     want = (False, ["a"], 1, {"hits": 0, "misses": 1, "evictions": 0})
-    assert state == want, f"Called get_or_put('b', f -> {result!r}) (it raised). Returned ('b' in cache, keys(), used_blocks, stats()) {state!r}, expected {want!r}."
+    assert same(state, want), f"Called get_or_put('b', f -> {result!r}) (it raised). Returned ('b' in cache, keys(), used_blocks, stats()) {state!r}, expected {want!r}."
 
 
 @pytest.mark.level(3)
@@ -147,7 +149,7 @@ def test_get_or_put_cache_full(impl):
     cache.pin("a")
     with pytest.raises(impl.CacheFullError):
         cache.get_or_put("c", lambda: [3, 4])
-    assert cache.keys() == ["b", "a"], f"Called get_or_put('c', f -> 2 blocks) with 2 of 3 blocks pinned (it raised), then keys(). Returned {cache.keys()!r}, expected ['b', 'a']."
+    assert same(cache.keys(), ["b", "a"]), f"Called get_or_put('c', f -> 2 blocks) with 2 of 3 blocks pinned (it raised), then keys(). Returned {cache.keys()!r}, expected ['b', 'a']."
 
 
 @pytest.mark.level(3)
@@ -165,9 +167,9 @@ def test_get_or_put_after_factory_error(impl):
     results = []
     errors = run_threads([lambda: results.append(cache.get_or_put("a", lambda: [4]))], timeout=5)
     assert not errors, f"The second get_or_put('a', f -> [4]) raised {errors[0]!r}, expected [4]."
-    assert results == [[4]], f"Called get_or_put('a', f -> [4]) after a failed factory. Returned {results!r}, expected [[4]]."
+    assert same(results, [[4]]), f"Called get_or_put('a', f -> [4]) after a failed factory. Returned {results!r}, expected [[4]]."
     stats = cache.stats()
-    assert stats == {"hits": 0, "misses": 2, "evictions": 0}, f"stats() returned {stats!r}, expected 2 misses."
+    assert same(stats, {"hits": 0, "misses": 2, "evictions": 0}), f"stats() returned {stats!r}, expected 2 misses."
 
 
 # --- get_or_put under contention ---------------------------------------------------------
@@ -190,10 +192,10 @@ def test_factory_runs_once_under_contention(impl):
     with racing(impl):
         errors = run_threads([lambda: results.append(cache.get_or_put("p", slow_factory))] * 8)
     assert not errors, f"A thread's get_or_put raised {errors[0]!r}."
-    assert len(calls) == 1, f"8 threads called get_or_put('p', slow_factory) at once. The factory ran {len(calls)} times, expected 1."
-    assert results == [[3, 1, 4]] * 8, f"The 8 calls returned {results!r}, expected [3, 1, 4] each."
+    assert same(len(calls), 1), f"8 threads called get_or_put('p', slow_factory) at once. The factory ran {len(calls)} times, expected 1."
+    assert same(results, [[3, 1, 4]] * 8), f"The 8 calls returned {results!r}, expected [3, 1, 4] each."
     stats = cache.stats()
-    assert stats == {"hits": 7, "misses": 1, "evictions": 0}, f"stats() returned {stats!r}, expected 7 hits and 1 miss."
+    assert same(stats, {"hits": 7, "misses": 1, "evictions": 0}), f"stats() returned {stats!r}, expected 7 hits and 1 miss."
 
 
 @pytest.mark.level(3)
@@ -219,7 +221,7 @@ def test_factory_runs_once_per_key(impl):
         random.Random(seed).shuffle(order)
         for key in order:
             got = cache.get_or_put(key, factory_for(key))
-            assert got == [keys.index(key)], f"get_or_put({key!r}) returned {got!r}, expected {[keys.index(key)]!r}"
+            assert same(got, [keys.index(key)]), f"get_or_put({key!r}) returned {got!r}, expected {[keys.index(key)]!r}"
 
     with racing(impl):
         errors = run_threads([lambda s=s: worker(s) for s in range(8)])
@@ -227,7 +229,7 @@ def test_factory_runs_once_per_key(impl):
     extra = {key: n for key, n in calls.items() if n != 1}
     assert not extra, f"Factory call counts per key (should all be 1): {extra!r}."
     stats = cache.stats()
-    assert stats == {"hits": 84, "misses": 12, "evictions": 0}, f"stats() returned {stats!r}, expected 84 hits and 12 misses."
+    assert same(stats, {"hits": 84, "misses": 12, "evictions": 0}), f"stats() returned {stats!r}, expected 84 hits and 12 misses."
 
 
 @pytest.mark.level(3)
@@ -257,11 +259,11 @@ def test_waiter_runs_own_factory_after_failure(impl):
 
     errors = run_threads([first, second], timeout=5)
     assert not errors, f"A thread failed: {errors[0]!r}."
-    assert outcomes == {"first": "raised", "second": [6, 6]}, (
+    assert same(outcomes, {"first": "raised", "second": [6, 6]}), (
         "One thread's factory for 'p' raised while a second thread asked for 'p'. "
         f"Outcomes {outcomes!r}, expected the first to raise and the second to return [6, 6]."
     )
-    assert cache.get("p") == [6, 6], f"Called get('p'). Returned {cache.get('p')!r}, expected [6, 6]."
+    assert same(cache.get("p"), [6, 6]), f"Called get('p'). Returned {cache.get('p')!r}, expected [6, 6]."
 
 
 # --- hammering -------------------------------------------------------------------------------
@@ -309,7 +311,7 @@ def test_concurrent_mixed_operations(impl):
     stats = cache.stats()
     gets = sum(g for g, _ in tally)
     evicted = sum(e for _, e in tally)
-    assert stats["hits"] + stats["misses"] == gets, f"hits + misses is {stats['hits'] + stats['misses']}, but {gets} get and get_or_put calls were made."
+    assert same(stats["hits"] + stats["misses"], gets), f"hits + misses is {stats['hits'] + stats['misses']}, but {gets} get and get_or_put calls were made."
     assert stats["evictions"] >= evicted, f"stats() counts {stats['evictions']} evictions, but put returned {evicted} evicted keys."
     _check_invariants(cache, pool, capacity, "After 6 threads of mixed operations")
 
@@ -379,7 +381,7 @@ def test_concurrent_gets_on_hot_keys(impl):
         assert not errors, f"A thread raised {errors[0]!r}."
         where = f"Round {round_ + 1}: {threads} threads made 300 get calls each on {hot} hot keys"
         stats = cache.stats()
-        assert stats["hits"] + stats["misses"] == 300 * threads, f"{where}; stats() returned {stats!r}."
+        assert same(stats["hits"] + stats["misses"], 300 * threads), f"{where}; stats() returned {stats!r}."
         _check_invariants(cache, [f"k{i}" for i in range(hot + 1)], 50, where)
 
 
@@ -399,15 +401,15 @@ def test_concurrent_get_or_put_with_eviction(impl):
             key = rng.choice(pool)
             size = 1 + pool.index(key) % 3
             got = cache.get_or_put(key, lambda: [7] * size)
-            assert got == [7] * size, f"get_or_put({key!r}) returned {got!r}, expected {[7] * size!r}"
+            assert same(got, [7] * size), f"get_or_put({key!r}) returned {got!r}, expected {[7] * size!r}"
         tally.append(1)
 
     with racing(impl):
         errors = run_threads([lambda s=s: worker(s) for s in range(6)], timeout=10)
     assert not errors, f"A thread raised {errors[0]!r}."
     stats = cache.stats()
-    assert stats["hits"] + stats["misses"] == 900, f"6 threads made 900 get_or_put calls; stats() returned {stats!r}."
-    assert stats["misses"] - stats["evictions"] == len(cache), (
+    assert same(stats["hits"] + stats["misses"], 900), f"6 threads made 900 get_or_put calls; stats() returned {stats!r}."
+    assert same(stats["misses"] - stats["evictions"], len(cache)), (
         f"With no removes, misses ({stats['misses']}) - evictions ({stats['evictions']}) must equal len(cache) ({len(cache)})."
     )
     _check_invariants(cache, pool, capacity, "After concurrent get_or_put with eviction")

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 from lru_kv_cache_model import ModelCache, outcome, outcome_within, show
 
+from kata.strict import same
+
 KEYS = st.sampled_from(["a", "b", "c", "d", ""])
 # mostly small entries, so that several fit; now and then one larger than the cache
 BLOCK_LISTS = st.lists(st.integers(0, 9), min_size=1, max_size=3) | st.lists(st.integers(0, 9), min_size=1, max_size=8)
@@ -38,7 +40,7 @@ def _machine(impl, level):
 
         def check(self, text, got, want):
             self.log.append(text)
-            assert got == want, (
+            assert same(got, want), (
                 f"Called {text}. It {show(got)}, expected it {show(want)}. "
                 f"The calls before it: {'; '.join(self.log[:-1][-8:])}."
             )
@@ -118,7 +120,7 @@ def _machine(impl, level):
             got = (self.cache.keys(), self.cache.used_blocks, len(self.cache), self.cache.stats())
             model = self.model
             want = (model.keys(), model.used_blocks(), len(model.entries), model.stats())
-            assert got == want, (
+            assert same(got, want), (
                 f"Called (keys(), used_blocks, len(cache), stats()). Returned {got!r}, expected {want!r}. "
                 f"The calls before it: {'; '.join(self.log[-8:])}."
             )

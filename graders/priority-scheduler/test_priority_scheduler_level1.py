@@ -13,6 +13,8 @@ from priority_scheduler_oracle import (
     simulate,
 )
 
+from kata.strict import same
+
 
 def outs(outcomes):
     """{id: (start, finish, preemptions)}: results compared as plain data."""
@@ -25,7 +27,7 @@ def reqs_of(impl, rows):
 
 def check_schedule(impl, rows, expected):
     got = outs(impl.schedule(reqs_of(impl, rows)))
-    assert got == expected, f"Called schedule({rows}). Returned {got}, expected {expected}."
+    assert same(got, expected), f"Called schedule({rows}). Returned {got}, expected {expected}."
 
 
 # --- the rules, one case each ------------------------------------------------
@@ -48,7 +50,7 @@ def test_outcomes_carry_request_ids(impl):
     # the prompt's level-1 example, compared as whole Outcome(id, start, finish, preemptions) values
     O = impl.Outcome
     expected = {1: O(1, 0, 4, 0), 2: O(2, 4, 6, 0), 4: O(4, 6, 9, 0), 3: O(3, 9, 10, 0)}
-    assert got == expected, f"Called schedule({rows}). Returned {got!r}, expected {expected!r}."
+    assert same(got, expected), f"Called schedule({rows}). Returned {got!r}, expected {expected!r}."
 
 
 @pytest.mark.level(1)
@@ -56,7 +58,7 @@ def test_outcomes_carry_request_ids(impl):
 @pytest.mark.edge("no requests: an empty dict")
 def test_empty_input(impl):
     got = impl.schedule([])
-    assert got == {}, f"Called schedule([]). Returned {got!r}, expected {{}}."
+    assert same(got, {}), f"Called schedule([]). Returned {got!r}, expected {{}}."
 
 
 @pytest.mark.level(1)
@@ -152,8 +154,8 @@ def test_unsorted_input_is_not_modified(impl):
     before = list(reqs)
     got = outs(impl.schedule(reqs))
     expected = {1: (0, 2, 0), 2: (2, 3, 0), 3: (6, 7, 0)}
-    assert got == expected, f"Called schedule({rows}). Returned {got}, expected {expected}."
-    assert reqs == before, f"Called schedule({rows}). The list became {reqs}, expected it unchanged."
+    assert same(got, expected), f"Called schedule({rows}). Returned {got}, expected {expected}."
+    assert same(reqs, before), f"Called schedule({rows}). The list became {reqs}, expected it unchanged."
 
 
 # --- pick_next ------------------------------------------------------------------
@@ -171,7 +173,7 @@ def test_pick_next(impl):
     ]
     for waiting, expected in cases:
         got = impl.pick_next(waiting)
-        assert got == expected, f"Called pick_next({waiting}). Returned {got}, expected {expected}."
+        assert same(got, expected), f"Called pick_next({waiting}). Returned {got}, expected {expected}."
 
 
 @pytest.mark.level(1)
@@ -191,7 +193,7 @@ def test_pick_next_empty_raises(impl):
 def test_percentile_examples(impl):
     for values, p, expected in (([5, 1, 3, 2], 50, 2), ([5, 1, 3, 2], 99, 5), ([7], 1, 7)):
         got = impl.percentile(values, p)
-        assert got == expected, f"Called percentile({values}, {p}). Returned {got}, expected {expected}."
+        assert same(got, expected), f"Called percentile({values}, {p}). Returned {got}, expected {expected}."
 
 
 @pytest.mark.level(1)
@@ -200,7 +202,7 @@ def test_percentile_examples(impl):
 def test_percentile_median_no_interpolation(impl):
     for values, expected in (([10, 40, 20, 30], 20), ([3, 1, 2], 2), ([1, 100], 1)):
         got = impl.percentile(values, 50)
-        assert got == expected, f"Called percentile({values}, 50). Returned {got}, expected {expected}."
+        assert same(got, expected), f"Called percentile({values}, 50). Returned {got}, expected {expected}."
 
 
 @pytest.mark.level(1)
@@ -210,7 +212,7 @@ def test_percentile_p99_ranks(impl):
     for n, rank in ((99, 99), (100, 99), (101, 100), (200, 198), (1000, 990), (150, 149)):
         values = list(range(n, 0, -1))  # 1..n, reversed: must sort
         got = impl.percentile(values, 99)
-        assert got == rank, f"Called percentile(1..{n} in reverse order, 99). Returned {got}, expected {rank}."
+        assert same(got, rank), f"Called percentile(1..{n} in reverse order, 99). Returned {got}, expected {rank}."
 
 
 @pytest.mark.level(1)
@@ -218,9 +220,9 @@ def test_percentile_p99_ranks(impl):
 @pytest.mark.edge("p=100 is the maximum, p=1 of 150 values is rank 2")
 def test_percentile_extremes(impl):
     values = list(range(1, 151))
-    assert impl.percentile(values, 100) == 150, "Called percentile(1..150, 100). Expected 150."
+    assert same(impl.percentile(values, 100), 150), "Called percentile(1..150, 100). Expected 150."
     got = impl.percentile(values, 1)
-    assert got == 2, f"Called percentile(1..150, 1). Returned {got}, expected 2 (rank ceil(1.5) = 2)."
+    assert same(got, 2), f"Called percentile(1..150, 1). Returned {got}, expected 2 (rank ceil(1.5) = 2)."
 
 
 @pytest.mark.level(1)
@@ -239,8 +241,8 @@ def test_latency_percentiles_only_present_classes(impl):
     reqs = reqs_of(impl, [(1, 0, 2, 3), (2, 0, 5, 1), (3, 1, 2, 1)])
     outcomes = {1: impl.Outcome(1, 0, 3), 2: impl.Outcome(2, 4, 5), 3: impl.Outcome(3, 3, 4)}
     got = impl.latency_percentiles(reqs, outcomes)
-    assert got == {2: (3, 3), 5: (5, 5)}, f"Called latency_percentiles(...). Returned {got}, expected {{2: (3, 3), 5: (5, 5)}}."
-    assert impl.latency_percentiles([], {}) == {}
+    assert same(got, {2: (3, 3), 5: (5, 5)}), f"Called latency_percentiles(...). Returned {got}, expected {{2: (3, 3), 5: (5, 5)}}."
+    assert same(impl.latency_percentiles([], {}), {})
 
 
 @pytest.mark.level(1)
@@ -252,7 +254,7 @@ def test_latency_percentiles_missing_outcome(impl):
         impl.latency_percentiles(reqs, {1: impl.Outcome(1, 0, 3)})
     extra = {1: impl.Outcome(1, 0, 3), 2: impl.Outcome(2, 3, 4), 99: impl.Outcome(99, 0, 50)}
     got = impl.latency_percentiles(reqs, extra)
-    assert got == {0: (3, 4)}, f"Called latency_percentiles with an extra outcome. Returned {got}, expected {{0: (3, 4)}}."
+    assert same(got, {0: (3, 4)}), f"Called latency_percentiles with an extra outcome. Returned {got}, expected {{0: (3, 4)}}."
 
 
 @pytest.mark.level(1)
@@ -267,7 +269,7 @@ def test_latency_percentiles_p99_of_101(impl):
     outcomes[500] = impl.Outcome(500, 3, 10)
     got = impl.latency_percentiles(reqs, outcomes)
     expected = {0: (7, 7), 1: (51, 100)}
-    assert got == expected, (
+    assert same(got, expected), (
         f"Called latency_percentiles(101 priority-1 requests with latencies 1..101 and one priority-0 "
         f"request with latency 7, ...). Returned {got}, expected {expected}."
     )
@@ -317,7 +319,7 @@ request_rows = st.integers(0, 8).flatmap(
 def test_matches_oracle(impl, rows):
     expected, _ = simulate(reqs_of(impl, rows))
     got = outs(impl.schedule(reqs_of(impl, rows)))
-    assert got == expected, f"Called schedule({rows}). Returned {got}, expected {expected}."
+    assert same(got, expected), f"Called schedule({rows}). Returned {got}, expected {expected}."
 
 
 @pytest.mark.level(1)
@@ -335,7 +337,7 @@ def test_percentiles_match_oracle(impl, rows):
         for prio, lat in latencies_by_class(reqs, finish).items()
     }
     got = impl.latency_percentiles(reqs, outcomes)
-    assert got == expected, f"Called latency_percentiles({rows}, ...). Returned {got}, expected {expected}."
+    assert same(got, expected), f"Called latency_percentiles({rows}, ...). Returned {got}, expected {expected}."
 
 
 # --- complexity -----------------------------------------------------------------
@@ -352,4 +354,4 @@ def test_complexity(impl):
     mine, theirs = reqs_of(impl, rows), reqs_of(ref, rows)
     got, expected = compare_speed("schedule(10,000 overloaded requests)",
                                   lambda: impl.schedule(mine), lambda: ref.schedule(theirs))
-    assert outs(got) == outs(expected), "Called schedule(10,000 overloaded requests). The outcomes differ from the expected ones."
+    assert same(outs(got), outs(expected)), "Called schedule(10,000 overloaded requests). The outcomes differ from the expected ones."

@@ -6,6 +6,8 @@ from hypothesis import strategies as st
 
 from priority_scheduler_oracle import compare_speed, overloaded_trace, reference, simulate
 
+from kata.strict import same
+
 
 def outs(outcomes):
     return {i: (o.start, o.finish, o.preemptions) for i, o in outcomes.items()}
@@ -17,7 +19,7 @@ def reqs_of(impl, rows):
 
 def check(impl, rows, k, expected):
     got = outs(impl.schedule_preemptive(reqs_of(impl, rows), k))
-    assert got == expected, f"Called schedule_preemptive({rows}, {k}). Returned {got}, expected {expected}."
+    assert same(got, expected), f"Called schedule_preemptive({rows}, {k}). Returned {got}, expected {expected}."
 
 
 # --- the rules, one case each ------------------------------------------------
@@ -36,7 +38,7 @@ def test_prompt_example(impl):
 @pytest.mark.edge("no requests: an empty dict")
 def test_empty_input(impl):
     got = impl.schedule_preemptive([], 3)
-    assert got == {}, f"Called schedule_preemptive([], 3). Returned {got!r}, expected {{}}."
+    assert same(got, {}), f"Called schedule_preemptive([], 3). Returned {got!r}, expected {{}}."
 
 
 @pytest.mark.level(2)
@@ -96,7 +98,7 @@ def test_preempted_request_keeps_progress(impl):
 @pytest.mark.edge("start is the first instant in a slot, not the instant it resumed")
 def test_start_is_first_dispatch(impl):
     got = outs(impl.schedule_preemptive(reqs_of(impl, [(1, 3, 2, 4), (2, 4, 0, 2)]), 1))
-    assert got[1][0] == 3, f"Called schedule_preemptive([(1, 3, 2, 4), (2, 4, 0, 2)], 1). Request 1 has start {got[1][0]}, expected 3 (not its resume at 6)."
+    assert same(got[1][0], 3), f"Called schedule_preemptive([(1, 3, 2, 4), (2, 4, 0, 2)], 1). Request 1 has start {got[1][0]}, expected 3 (not its resume at 6)."
 
 
 @pytest.mark.level(2)
@@ -131,11 +133,11 @@ def test_one_priority_is_fifo(impl):
     reqs = reqs_of(impl, rows)
     got = outs(impl.schedule_preemptive(reqs, 2))
     expected, _ = simulate(reqs, 2, True)
-    assert got == expected, f"Called schedule_preemptive({rows}, 2). Returned {got}, expected {expected}."
+    assert same(got, expected), f"Called schedule_preemptive({rows}, 2). Returned {got}, expected {expected}."
     assert all(p == 0 for _, _, p in got.values())
     order = sorted(got, key=lambda i: (got[i][0], i))
     fifo = [r[0] for r in sorted(rows, key=lambda r: (r[1], r[0]))]
-    assert order == fifo, f"Called schedule_preemptive(one priority, 2). Start order {order}, expected {fifo}."
+    assert same(order, fifo), f"Called schedule_preemptive(one priority, 2). Start order {order}, expected {fifo}."
 
 
 @pytest.mark.level(2)
@@ -179,7 +181,7 @@ def test_pick_victim(impl):
     ]
     for running, incoming, expected in cases:
         got = impl.pick_victim(running, incoming)
-        assert got == expected, f"Called pick_victim({running}, {incoming}). Returned {got}, expected {expected}."
+        assert same(got, expected), f"Called pick_victim({running}, {incoming}). Returned {got}, expected {expected}."
 
 
 # --- invalid input --------------------------------------------------------------
@@ -224,7 +226,7 @@ request_rows = st.integers(0, 8).flatmap(
 def test_matches_oracle(impl, rows, k):
     expected, _ = simulate(reqs_of(impl, rows), k, True)
     got = outs(impl.schedule_preemptive(reqs_of(impl, rows), k))
-    assert got == expected, f"Called schedule_preemptive({rows}, {k}). Returned {got}, expected {expected}."
+    assert same(got, expected), f"Called schedule_preemptive({rows}, {k}). Returned {got}, expected {expected}."
 
 
 # --- complexity -----------------------------------------------------------------
@@ -244,4 +246,4 @@ def test_complexity(impl):
     got, expected = compare_speed(f"schedule_preemptive({N:,} overloaded requests, 4)",
                                   lambda: impl.schedule_preemptive(mine, 4),
                                   lambda: ref.schedule_preemptive(theirs, 4))
-    assert outs(got) == outs(expected), f"Called schedule_preemptive({N:,} overloaded requests, 4). The outcomes differ from the expected ones."
+    assert same(outs(got), outs(expected)), f"Called schedule_preemptive({N:,} overloaded requests, 4). The outcomes differ from the expected ones."

@@ -6,6 +6,8 @@ from hypothesis import strategies as st
 
 from priority_scheduler_oracle import compare_speed, overloaded_trace, reference, simulate
 
+from kata.strict import same
+
 
 def outs(outcomes):
     return {i: (o.start, o.finish, o.preemptions) for i, o in outcomes.items()}
@@ -22,7 +24,7 @@ def run(impl, rows, k, kv, bw, inc):
 
 def check(impl, rows, k, kv, bw, inc, expected, overhead):
     got = run(impl, rows, k, kv, bw, inc)
-    assert got == (expected, overhead), (
+    assert same(got, (expected, overhead)), (
         f"Called schedule_with_checkpoints({rows}, {k}, {kv}, {bw}, {inc}). "
         f"Returned outcomes {got[0]} with overhead {got[1]}, expected {expected} with overhead {overhead}."
     )
@@ -54,7 +56,7 @@ def test_prompt_example_incremental(impl):
 def test_empty_input(impl):
     report = impl.schedule_with_checkpoints([], 2, 4, 8, True)
     got = (report.outcomes, report.checkpoint_overhead)
-    assert got == ({}, 0), f"Called schedule_with_checkpoints([], 2, 4, 8, True). Returned {got}, expected ({{}}, 0)."
+    assert same(got, ({}, 0)), f"Called schedule_with_checkpoints([], 2, 4, 8, True). Returned {got}, expected ({{}}, 0)."
 
 
 @pytest.mark.level(3)
@@ -200,7 +202,7 @@ def test_zero_cost_is_level2(impl):
 def test_starvation_without_aging(impl):
     rows = [(1, 0, 0, 4), (2, 0, 3, 2)] + [(10 + i, 4 * i + 1, 0, 4) for i in range(5)]
     got, overhead = run(impl, rows, 1, 0, 1, False)
-    assert got[2] == (24, 26, 0), (
+    assert same(got[2], (24, 26, 0)), (
         f"Called schedule_with_checkpoints(priority-3 request behind a priority-0 stream, 1, 0, 1, False). "
         f"Request 2 got {got[2]}, expected (24, 26, 0): level 3 has no aging."
     )
@@ -250,7 +252,7 @@ request_rows = st.integers(0, 7).flatmap(
 def test_matches_oracle(impl, rows, k, kv, bw, inc):
     expected = simulate(reqs_of(impl, rows), k, True, kv, bw, inc)
     got = run(impl, rows, k, kv, bw, inc)
-    assert got == expected, (
+    assert same(got, expected), (
         f"Called schedule_with_checkpoints({rows}, {k}, {kv}, {bw}, {inc}). "
         f"Returned {got[0]} with overhead {got[1]}, expected {expected[0]} with overhead {expected[1]}."
     )
@@ -273,6 +275,6 @@ def test_complexity(impl):
     got, expected = compare_speed(f"schedule_with_checkpoints({N:,} overloaded requests, 4, 2, 16, True)",
                                   lambda: impl.schedule_with_checkpoints(mine, 4, 2, 16, True),
                                   lambda: ref.schedule_with_checkpoints(theirs, 4, 2, 16, True))
-    assert (outs(got.outcomes), got.checkpoint_overhead) == (outs(expected.outcomes), expected.checkpoint_overhead), (
+    assert same((outs(got.outcomes), got.checkpoint_overhead), (outs(expected.outcomes), expected.checkpoint_overhead)), (
         f"Called schedule_with_checkpoints({N:,} overloaded requests, 4, 2, 16, True). The result differs from the expected one."
     )

@@ -19,6 +19,8 @@ from priority_scheduler_oracle import (
     rule_violation,
 )
 
+from kata.strict import same
+
 
 def reqs_of(impl, rows):
     return [impl.Request(*row) for row in rows]
@@ -46,7 +48,7 @@ def test_prompt_example(impl):
     report = assert_rules(impl, STREAM, 1, 3, {0: 9, 3: 14}, what="prompt example")
     lat = latencies_by_class(reqs_of(impl, STREAM), {i: o.finish for i, o in report.outcomes.items()})
     expected = {0: nearest_rank(lat[0], 99) <= 9, 3: nearest_rank(lat[3], 99) <= 14}
-    assert report.slo_met == expected, (
+    assert same(report.slo_met, expected), (
         f"Called schedule_with_aging(prompt example, 1, 3, {{0: 9, 3: 14}}). slo_met was {report.slo_met}, "
         f"expected {expected} for your own outcomes."
     )
@@ -72,7 +74,7 @@ def test_empty_input(impl):
     runs = [r for r in report.runs if r.end > r.start]
     got = (report.outcomes, runs, report.slo_met)
     expected = ({}, [], {0: True, 3: True})
-    assert got == expected, f"Called schedule_with_aging([], 2, 5, {{0: 10, 3: 0}}). Returned {got}, expected {expected}."
+    assert same(got, expected), f"Called schedule_with_aging([], 2, 5, {{0: 10, 3: 0}}). Returned {got}, expected {expected}."
 
 
 @pytest.mark.level(4)
@@ -80,7 +82,7 @@ def test_empty_input(impl):
 @pytest.mark.edge("an SLO met exactly (P99 latency equal to the bound) counts as met: <=, not <")
 def test_slo_met_at_equal_bound(impl):
     report = assert_rules(impl, [(1, 2, 0, 5)], 1, 4, {0: 5})
-    assert report.slo_met == {0: True}, (
+    assert same(report.slo_met, {0: True}), (
         f"Called schedule_with_aging([(1, 2, 0, 5)], 1, 4, {{0: 5}}). slo_met was {report.slo_met}, expected {{0: True}} (latency 5 <= 5)."
     )
 
@@ -90,7 +92,7 @@ def test_slo_met_at_equal_bound(impl):
 @pytest.mark.edge("an SLO one below the P99 latency is missed")
 def test_slo_missed(impl):
     report = assert_rules(impl, [(1, 2, 0, 5)], 1, 4, {0: 4})
-    assert report.slo_met == {0: False}, (
+    assert same(report.slo_met, {0: False}), (
         f"Called schedule_with_aging([(1, 2, 0, 5)], 1, 4, {{0: 4}}). slo_met was {report.slo_met}, expected {{0: False}} (latency 5 > 4)."
     )
 
@@ -102,7 +104,7 @@ def test_slo_uses_p99(impl):
     rows = [(1, 0, 0, 1), (2, 0, 0, 2), (3, 0, 0, 10)]  # 3 slots: latencies 1, 2, 10 whatever the policy
     for bound, expected in ((9, False), (10, True)):
         report = assert_rules(impl, rows, 3, 4, {0: bound})
-        assert report.slo_met == {0: expected}, (
+        assert same(report.slo_met, {0: expected}), (
             f"Called schedule_with_aging({rows}, 3, 4, {{0: {bound}}}). slo_met was {report.slo_met}, "
             f"expected {{0: {expected}}} (P99 of [1, 2, 10] is 10)."
         )
@@ -118,7 +120,7 @@ def test_slo_uses_p99_of_101(impl):
     rows = [(i, 10 * i, 0, 1) for i in range(99)] + [(99, 990, 0, 5), (100, 1000, 0, 9)]
     for bound, expected in ((4, False), (5, True), (8, True)):
         report = assert_rules(impl, rows, 1, 2, {0: bound}, what="101 priority-0 requests with latencies 1 (x99), 5, 9")
-        assert report.slo_met == {0: expected}, (
+        assert same(report.slo_met, {0: expected}), (
             f"Called schedule_with_aging(101 priority-0 requests with latencies 1 (x99), 5 and 9, 1, 2, {{0: {bound}}}). "
             f"slo_met was {report.slo_met}, expected {{0: {expected}}} (P99 of 101 values is rank 100: 5)."
         )
@@ -129,7 +131,7 @@ def test_slo_uses_p99_of_101(impl):
 @pytest.mark.edge("a priority in slo with no requests has met its SLO")
 def test_slo_class_without_requests(impl):
     report = assert_rules(impl, [(1, 0, 0, 3)], 1, 4, {0: 3, 2: 0})
-    assert report.slo_met == {0: True, 2: True}, (
+    assert same(report.slo_met, {0: True, 2: True}), (
         f"Called schedule_with_aging([(1, 0, 0, 3)], 1, 4, {{0: 3, 2: 0}}). slo_met was {report.slo_met}, expected {{0: True, 2: True}}."
     )
 
@@ -139,7 +141,7 @@ def test_slo_class_without_requests(impl):
 @pytest.mark.edge("slo_met has exactly the keys of slo: priorities without an SLO are not reported")
 def test_slo_met_keys(impl):
     report = assert_rules(impl, [(1, 0, 0, 3), (2, 0, 1, 3)], 2, 4, {1: 100})
-    assert report.slo_met == {1: True}, (
+    assert same(report.slo_met, {1: True}), (
         f"Called schedule_with_aging([(1, 0, 0, 3), (2, 0, 1, 3)], 2, 4, {{1: 100}}). slo_met was {report.slo_met}, expected {{1: True}}."
     )
 
@@ -341,4 +343,4 @@ def test_complexity(impl):
     got, _ = compare_speed(f"schedule_with_aging({N:,} overloaded requests, 4, 40, {{0: 50}})",
                            lambda: impl.schedule_with_aging(mine, 4, 40, {0: 50}),
                            lambda: ref.schedule_with_aging(theirs, 4, 40, {0: 50}))
-    assert len(got.outcomes) == N, f"Called schedule_with_aging({N:,} requests, ...). Returned {len(got.outcomes)} outcomes, expected {N}."
+    assert same(len(got.outcomes), N), f"Called schedule_with_aging({N:,} requests, ...). Returned {len(got.outcomes)} outcomes, expected {N}."

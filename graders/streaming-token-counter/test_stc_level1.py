@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 import stc_oracle as oracle
 
+from kata.strict import same
+
 
 def count_chunks(impl, chunks) -> int:
     counter = impl.TokenCounter()
@@ -22,12 +24,12 @@ def count_chunks(impl, chunks) -> int:
 
 def check_tokens(impl, text, expected):
     got = impl.pre_tokenize(text)
-    assert got == expected, f"Called pre_tokenize({text!r}). Returned {got!r}, expected {expected!r}."
+    assert same(got, expected), f"Called pre_tokenize({text!r}). Returned {got!r}, expected {expected!r}."
 
 
 def check_count(impl, chunks, expected):
     got = count_chunks(impl, chunks)
-    assert got == expected, f"Fed chunks {chunks!r} then called finish(). Returned {got!r}, expected {expected}."
+    assert same(got, expected), f"Fed chunks {chunks!r} then called finish(). Returned {got!r}, expected {expected}."
 
 
 # --- the pre-tokenizer ---------------------------------------------------------
@@ -140,7 +142,7 @@ def test_invalid_bytes_become_replacement_tokens(impl):
         (b"\xc0\xaf", 2),  # an overlong encoding
         (b"\xf4\x90\x80\x80", 4),  # above U+10FFFF
     ]:
-        assert oracle.count_stream(data) == expected  # the rule is bytes.decode's
+        assert same(oracle.count_stream(data), expected)  # the rule is bytes.decode's
         check_count(impl, [data], expected)
 
 
@@ -228,7 +230,7 @@ def test_feed_rejects_non_bytes(impl):
             counter.feed(bad)
     counter.feed(b"ok")
     got = counter.finish()
-    assert got == 1, f"Fed b'ok' after rejected chunks, then called finish(). Returned {got!r}, expected 1."
+    assert same(got, 1), f"Fed b'ok' after rejected chunks, then called finish(). Returned {got!r}, expected 1."
 
 
 @pytest.mark.level(1)
@@ -252,7 +254,7 @@ def test_finish_twice_returns_same_count(impl):
     counter.feed(b"one two\xe2\x82")  # ends inside a character: one U+FFFD at finish
     first = counter.finish()
     second = counter.finish()
-    assert (first, second) == (4, 4), f"Called finish() twice after b'one two\\xe2\\x82'. Returned {first!r} then {second!r}, expected 4 then 4."
+    assert same((first, second), (4, 4)), f"Called finish() twice after b'one two\\xe2\\x82'. Returned {first!r} then {second!r}, expected 4 then 4."
 
 
 # --- properties against the oracle ------------------------------------------------

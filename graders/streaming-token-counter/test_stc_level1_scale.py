@@ -25,6 +25,7 @@ import pytest
 
 import stc_oracle as oracle
 from kata.pytest_plugin import load_impl
+from kata.strict import same
 
 MIB = 1024 * 1024
 MEMORY_BOUND = 4 * MIB  # the prompt's bound for level 1
@@ -104,7 +105,7 @@ def test_five_megabyte_stream_traced(impl):
     expected = 8 * (6 * oracle.count_stream(LATIN_BLOCK) + oracle.count_stream(ASCII_BLOCK)
                     + oracle.count_stream(CJK_BLOCK) + oracle.count_stream(SPLIT_BLOCK_1 + SPLIT_BLOCK_2))
     got = feed_measuring_peak(impl.TokenCounter(), chunks, f"a {len(data):,}-byte stream in 1-byte to 64 KiB chunks")
-    assert got == expected, f"Fed a {len(data):,}-byte stream and called finish(). Returned {got!r}, expected {expected}."
+    assert same(got, expected), f"Fed a {len(data):,}-byte stream and called finish(). Returned {got!r}, expected {expected}."
 
 
 @pytest.mark.level(1)
@@ -123,7 +124,7 @@ def test_fifty_megabyte_stream(impl):
     got = feed_measuring_peak(impl.TokenCounter(), chunks, f"a {total:,}-byte stream (its last 2 MiB traced)",
                               traced_from=len(chunks) - 2 * len(period))
     expected = per_period * periods
-    assert got == expected, f"Fed a {total:,}-byte stream and called finish(). Returned {got!r}, expected {expected}."
+    assert same(got, expected), f"Fed a {total:,}-byte stream and called finish(). Returned {got!r}, expected {expected}."
 
 
 @pytest.mark.level(1)
@@ -135,7 +136,7 @@ def test_ten_megabyte_token(impl):
     size = BLOCK - 1  # odd: most cuts fall between the two bytes of an "é"
     chunks = [data[i:i + size] for i in range(0, len(data), size)]
     got = feed_measuring_peak(impl.TokenCounter(), chunks, f"a {len(data):,}-byte stream holding one 10 MB token")
-    assert got == 3, f"Fed b'(' + 10 MB of letters + b')' in {size}-byte chunks and called finish(). Returned {got!r}, expected 3."
+    assert same(got, 3), f"Fed b'(' + 10 MB of letters + b')' in {size}-byte chunks and called finish(). Returned {got!r}, expected 3."
 
 
 @pytest.mark.level(1)
@@ -149,7 +150,7 @@ def test_one_byte_chunks(impl):
     chunks = [data[i:i + 1] for i in range(len(data))]
     got = feed_measuring_peak(impl.TokenCounter(), chunks, f"a {len(data):,}-byte stream one byte at a time")
     expected = oracle.count_stream(data)
-    assert got == expected, f"Fed a {len(data):,}-byte mixed stream one byte at a time and called finish(). Returned {got!r}, expected {expected}."
+    assert same(got, expected), f"Fed a {len(data):,}-byte mixed stream one byte at a time and called finish(). Returned {got!r}, expected {expected}."
 
 
 # --- time -----------------------------------------------------------------------
@@ -196,4 +197,4 @@ def test_linear_time_many_small_chunks(impl):
         f"Fed {len(data):,} bytes in {len(chunks):,} chunks of 1-64 bytes. It took {elapsed:.2f}s (stopped), "
         f"expected at most {FACTOR}x the baseline of {baseline:.2f}s (reference {ref_time:.2f}s, plain per-character "
         f"counter {oracle_time:.2f}s).")
-    assert got == expected, f"Fed {len(data):,} bytes in small chunks and called finish(). Returned {got!r}, expected {expected}."
+    assert same(got, expected), f"Fed {len(data):,} bytes in small chunks and called finish(). Returned {got!r}, expected {expected}."

@@ -14,6 +14,8 @@ import stc_oracle as oracle
 from stc_oracle import delta, end, event_bytes, start
 from test_stc_level1_scale import _reference
 
+from kata.strict import same
+
 
 def run(impl, chunks, **kwargs):
     """Feed every chunk to a fresh monitor; return (results as tuples, finish(), monitor)."""
@@ -32,13 +34,13 @@ def check_run(impl, stream: bytes, results=None, unfinished=None, bad=None, dupl
         how = "in one chunk" if len(chunks) == 1 else "one byte at a time"
         got, left, monitor = run(impl, chunks, **kwargs)
         if results is not None:
-            assert got == results, f"Fed {what} {how}. feed returned results {got!r} in all, expected {results!r}."
+            assert same(got, results), f"Fed {what} {how}. feed returned results {got!r} in all, expected {results!r}."
         if unfinished is not None:
-            assert left == unfinished, f"Fed {what} {how}, then called finish(). Returned {left!r}, expected {unfinished!r}."
+            assert same(left, unfinished), f"Fed {what} {how}, then called finish(). Returned {left!r}, expected {unfinished!r}."
         if bad is not None:
-            assert monitor.bad_events == bad, f"Fed {what} {how}. bad_events is {monitor.bad_events!r}, expected {bad}."
+            assert same(monitor.bad_events, bad), f"Fed {what} {how}. bad_events is {monitor.bad_events!r}, expected {bad}."
         if duplicates is not None:
-            assert monitor.duplicate_events == duplicates, (
+            assert same(monitor.duplicate_events, duplicates), (
                 f"Fed {what} {how}. duplicate_events is {monitor.duplicate_events!r}, expected {duplicates}.")
 
 
@@ -90,7 +92,7 @@ def test_interleaved_requests(impl):
 def test_mismatch_and_empty_request(impl):
     stream = start("r1") + end("r1", 5) + start("r2") + delta("r2", "") + end("r2", 0)
     results, _, _ = run(impl, [stream])
-    assert results == [("r1", "acme", 1, 0, 5), ("r2", "acme", 1, 0, 0)], (
+    assert same(results, [("r1", "acme", 1, 0, 5), ("r2", "acme", 1, 0, 0)]), (
         f"Fed a request with no deltas (reported 5) and one with an empty delta (reported 0). Results {results!r}, "
         "expected [('r1', 'acme', 1, 0, 5), ('r2', 'acme', 1, 0, 0)].")
     monitor = impl.UsageMonitor()
@@ -105,9 +107,9 @@ def test_result_returned_by_completing_chunk(impl):
     body = start("r1") + delta("r1", "hi") + end("r1", 1)
     monitor = impl.UsageMonitor()
     got = monitor.feed(body[:-1])
-    assert got == [], f"Fed a stream whose end event lacks its final blank line. Returned {got!r}, expected []."
+    assert same(got, []), f"Fed a stream whose end event lacks its final blank line. Returned {got!r}, expected []."
     got = [oracle.result_tuple(r) for r in monitor.feed(body[-1:])]
-    assert got == [("r1", "acme", 1, 1, 1)], f"Fed the final b'\\n'. Returned {got!r}, expected [('r1', 'acme', 1, 1, 1)]."
+    assert same(got, [("r1", "acme", 1, 1, 1)]), f"Fed the final b'\\n'. Returned {got!r}, expected [('r1', 'acme', 1, 1, 1)]."
 
 
 @pytest.mark.level(2)
@@ -205,7 +207,7 @@ def test_wrong_payload_types_are_bad(impl):
     for kind, payload in BAD_PAYLOADS:
         stream = start("r1") + event_bytes(kind, payload) + delta("r1", "ok") + end("r1", 1)
         results, left, monitor = run(impl, [stream])
-        assert (monitor.bad_events, results, left) == (1, [("r1", "acme", 1, 1, 1)], []), (
+        assert same((monitor.bad_events, results, left), (1, [("r1", "acme", 1, 1, 1)], [])), (
             f"Fed a {kind} event with payload {json.dumps(payload)} inside request r1. (bad_events, results, finish()) "
             f"is {(monitor.bad_events, results, left)!r}, expected (1, [('r1', 'acme', 1, 1, 1)], []).")
 
@@ -218,7 +220,7 @@ def test_non_finite_ts_is_bad(impl):
         payload = '{"request_id": "r9", "tenant": "acme", "prompt_tokens": 1, "ts": %s}' % ts
         stream = event_bytes("start", payload) + delta("r9", "x")
         _, left, monitor = run(impl, [stream])
-        assert (monitor.bad_events, left) == (2, []), (
+        assert same((monitor.bad_events, left), (2, [])), (
             f"Fed a start with ts {ts} then a delta for it. (bad_events, finish()) is {(monitor.bad_events, left)!r}, expected (2, []).")
 
 
@@ -329,13 +331,13 @@ def test_monitor_finish_and_invalid_input(impl):
             monitor.feed(bad)
     monitor.feed(start("zed") + start("Alpha") + start("beta") + start("alpha"))
     first = monitor.finish()
-    assert first == ["Alpha", "alpha", "beta", "zed"], f"Called finish() with four open requests. Returned {first!r}, expected ['Alpha', 'alpha', 'beta', 'zed']."
-    assert monitor.finish() == first
+    assert same(first, ["Alpha", "alpha", "beta", "zed"]), f"Called finish() with four open requests. Returned {first!r}, expected ['Alpha', 'alpha', 'beta', 'zed']."
+    assert same(monitor.finish(), first)
     with pytest.raises(RuntimeError):
         monitor.feed(b"")
     fresh = impl.UsageMonitor()
-    assert (fresh.bad_events, fresh.duplicate_events, fresh.late_events) == (0, 0, 0)
-    assert fresh.finish() == []
+    assert same((fresh.bad_events, fresh.duplicate_events, fresh.late_events), (0, 0, 0))
+    assert same(fresh.finish(), [])
 
 
 # --- property against the oracle ------------------------------------------------------
@@ -416,7 +418,7 @@ def compare_with_oracle(impl, data, cuts, window_s=60.0, max_lateness_s=float("i
         fed += chunk
         if i == len(chunks) // 2:  # midway, the results so far must match a stream cut here
             partial = oracle.run_monitor(fed, window_s, max_lateness_s)["results"]
-            assert results == partial, (
+            assert same(results, partial), (
                 f"Fed the first {len(fed)} bytes of a generated stream in chunks {chunks[: i + 1]!r}. Results so far "
                 f"{results!r}, expected {partial!r}.")
     unfinished = monitor.finish()
@@ -424,7 +426,7 @@ def compare_with_oracle(impl, data, cuts, window_s=60.0, max_lateness_s=float("i
     got = {"results": results, "unfinished": unfinished, "bad": monitor.bad_events,
            "duplicates": monitor.duplicate_events, "late": monitor.late_events}
     for key, value in got.items():
-        assert value == expected[key], (
+        assert same(value, expected[key]), (
             f"Fed a generated stream of {len(data)} bytes in chunks {chunks!r} (window_s={window_s}, "
             f"max_lateness_s={max_lateness_s}). {key}: {value!r}, expected {expected[key]!r}.")
     return monitor, expected
@@ -479,4 +481,4 @@ def test_many_deltas_linear(impl):
     assert elapsed <= limit, (
         f"Fed {len(data):,} bytes ({len(parts):,} events) in 4 KiB chunks. It took {elapsed:.2f}s (stopped), expected at "
         f"most 10x the reference's {ref_time:.2f}s (count each delta once; never recount a request's whole text).")
-    assert got == expected, f"Fed a request with 1 500 deltas. Results {got!r}, expected {expected!r}."
+    assert same(got, expected), f"Fed a request with 1 500 deltas. Results {got!r}, expected {expected!r}."

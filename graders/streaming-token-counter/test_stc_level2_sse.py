@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 import stc_oracle as oracle
 from test_stc_level1_scale import _reference
 
+from kata.strict import same
+
 
 def parse(impl, chunks, finish=True):
     parser = impl.SSEParser()
@@ -27,7 +29,7 @@ def parse(impl, chunks, finish=True):
 
 def check_events(impl, chunks, expected):
     got = parse(impl, chunks)
-    assert got == expected, f"Fed SSE chunks {chunks!r}. Events (type, data, id): {got!r}, expected {expected!r}."
+    assert same(got, expected), f"Fed SSE chunks {chunks!r}. Events (type, data, id): {got!r}, expected {expected!r}."
 
 
 # --- lines and line endings ------------------------------------------------------
@@ -211,7 +213,7 @@ def test_feed_returns_events_of_that_chunk(impl):
              (b"data: b\n\ndata: c\n\n", [("message", "b", ""), ("message", "c", "")]), (b"", [])]
     for chunk, expected in steps:
         got = [(e.type, e.data, e.id) for e in parser.feed(chunk)]
-        assert got == expected, f"Called feed({chunk!r}) in sequence. Returned {got!r}, expected {expected!r}."
+        assert same(got, expected), f"Called feed({chunk!r}) in sequence. Returned {got!r}, expected {expected!r}."
 
 
 @pytest.mark.level(2)
@@ -222,7 +224,7 @@ def test_parser_invalid_input(impl):
     for bad in ("data: x\n\n", None, memoryview(b"x")):
         with pytest.raises(TypeError, match="chunk"):
             parser.feed(bad)
-    assert parser.feed(bytearray(b"data: x\n\n")) == [impl.SSEEvent("message", "x", "")]
+    assert same(parser.feed(bytearray(b"data: x\n\n")), [impl.SSEEvent("message", "x", "")])
     parser.finish()
     with pytest.raises(RuntimeError):
         parser.feed(b"data: y\n\n")
@@ -301,4 +303,4 @@ def test_parser_linear_in_one_big_chunk(impl):
     assert elapsed <= 10 * ref_time + 0.05, (
         f"Fed one {len(data):,}-byte chunk holding {expected:,} events. It took {elapsed:.2f}s, "
         f"expected at most 10x the reference's {ref_time:.2f}s (split lines without re-copying the rest of the buffer).")
-    assert got == expected, f"Fed one {len(data):,}-byte chunk. feed returned {got} events, expected {expected}."
+    assert same(got, expected), f"Fed one {len(data):,}-byte chunk. feed returned {got} events, expected {expected}."

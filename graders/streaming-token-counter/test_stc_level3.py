@@ -15,6 +15,8 @@ from stc_oracle import delta, end, start
 from test_stc_level1_scale import _reference
 from test_stc_level2_monitor import build_monitor_stream, compare_with_oracle
 
+from kata.strict import same
+
 KIB = 1024
 
 
@@ -54,7 +56,7 @@ def test_clock_is_max_accepted_ts(impl):
     assert monitor.window_stats().now is None, "Called window_stats() on a new monitor. now is not None, expected None."
     monitor.feed(start("r1", ts=10) + delta("r1", "a", ts=4) + start("r2", ts=7.5))
     got = monitor.window_stats().now
-    assert got == 10, f"Accepted events with ts 10, 4, 7.5. window_stats().now is {got!r}, expected 10."
+    assert same(got, 10), f"Accepted events with ts 10, 4, 7.5. window_stats().now is {got!r}, expected 10."
 
 
 @pytest.mark.level(3)
@@ -70,9 +72,9 @@ def test_unaccepted_events_do_not_move_clock(impl):
                  + oracle.event_bytes("end", {"request_id": "r1", "ts": 500}, event_id="5")  # bad: no usage
                  + delta("r1", "x", ts=1, event_id="6"))  # late
     counters = (monitor.bad_events, monitor.duplicate_events, monitor.late_events)
-    assert counters == (3, 1, 1), f"(bad_events, duplicate_events, late_events) is {counters!r}, expected (3, 1, 1)."
+    assert same(counters, (3, 1, 1)), f"(bad_events, duplicate_events, late_events) is {counters!r}, expected (3, 1, 1)."
     got = monitor.window_stats().now
-    assert got == 5, f"Only a start with ts 5 was accepted. window_stats().now is {got!r}, expected 5."
+    assert same(got, 5), f"Only a start with ts 5 was accepted. window_stats().now is {got!r}, expected 5."
 
 
 @pytest.mark.level(3)
@@ -82,11 +84,11 @@ def test_lateness_boundary(impl):
     monitor = impl.UsageMonitor(max_lateness_s=5)
     monitor.feed(start("r1", ts=12))
     monitor.feed(start("r2", ts=7))
-    assert monitor.late_events == 0, f"now=12, max_lateness_s=5: a start with ts 7 counted late (late_events={monitor.late_events}), expected not late."
+    assert same(monitor.late_events, 0), f"now=12, max_lateness_s=5: a start with ts 7 counted late (late_events={monitor.late_events}), expected not late."
     monitor.feed(start("r3", ts=6.75))
-    assert monitor.late_events == 1, f"now=12, max_lateness_s=5: a start with ts 6.75 gave late_events={monitor.late_events}, expected 1."
+    assert same(monitor.late_events, 1), f"now=12, max_lateness_s=5: a start with ts 6.75 gave late_events={monitor.late_events}, expected 1."
     left = monitor.finish()
-    assert left == ["r1", "r2"], f"Called finish(). Returned {left!r}, expected ['r1', 'r2'] (r3 was late)."
+    assert same(left, ["r1", "r2"]), f"Called finish(). Returned {left!r}, expected ['r1', 'r2'] (r3 was late)."
 
 
 @pytest.mark.level(3)
@@ -95,7 +97,7 @@ def test_lateness_boundary(impl):
 def test_zero_lateness(impl):
     monitor = impl.UsageMonitor(max_lateness_s=0)
     monitor.feed(start("r1", ts=3) + delta("r1", "a", ts=3) + delta("r1", "b", ts=2.5) + end("r1", 1, ts=3))
-    assert monitor.late_events == 1, f"late_events is {monitor.late_events}, expected 1 (only the delta with ts 2.5)."
+    assert same(monitor.late_events, 1), f"late_events is {monitor.late_events}, expected 1 (only the delta with ts 2.5)."
 
 
 @pytest.mark.level(3)
@@ -105,7 +107,7 @@ def test_late_checked_before_request_state(impl):
     monitor = impl.UsageMonitor(max_lateness_s=2)
     monitor.feed(start("r1", ts=10) + delta("ghost", "x", ts=1) + end("ghost", 1, ts=1) + start("r1", ts=0))
     counters = (monitor.bad_events, monitor.late_events)
-    assert counters == (0, 3), f"Three late events for unknown/open requests: (bad_events, late_events) is {counters!r}, expected (0, 3)."
+    assert same(counters, (0, 3)), f"Three late events for unknown/open requests: (bad_events, late_events) is {counters!r}, expected (0, 3)."
 
 
 @pytest.mark.level(3)
@@ -117,7 +119,7 @@ def test_bad_and_duplicate_before_late(impl):
                  + oracle.event_bytes("delta", {"request_id": "r1", "ts": 0}, event_id="2")  # no text: bad
                  + start("r2", ts=0, event_id="1"))  # duplicate, and would be late
     counters = (monitor.bad_events, monitor.duplicate_events, monitor.late_events)
-    assert counters == (1, 1, 0), f"(bad_events, duplicate_events, late_events) is {counters!r}, expected (1, 1, 0)."
+    assert same(counters, (1, 1, 0)), f"(bad_events, duplicate_events, late_events) is {counters!r}, expected (1, 1, 0)."
 
 
 @pytest.mark.level(3)
@@ -129,9 +131,9 @@ def test_late_delta_and_late_start(impl):
                        + delta("r1", "three", ts=7) + end("r1", 3, ts=11) + start("r2", ts=7.5)
                        + delta("r2", "x", ts=11))
     got = [oracle.result_tuple(r) for r in got]
-    assert got == [("r1", "acme", 1, 3, 3)], f"Fed deltas 'one ' (ts 10), 'two' (ts 6, late), 'three' (ts 7). Results {got!r}, expected [('r1', 'acme', 1, 3, 3)]."
+    assert same(got, [("r1", "acme", 1, 3, 3)]), f"Fed deltas 'one ' (ts 10), 'two' (ts 6, late), 'three' (ts 7). Results {got!r}, expected [('r1', 'acme', 1, 3, 3)]."
     counters = (monitor.bad_events, monitor.late_events)
-    assert counters == (1, 2), f"(bad_events, late_events) is {counters!r}, expected (1, 2): a late delta, a late start, then a bad delta for it."
+    assert same(counters, (1, 2)), f"(bad_events, late_events) is {counters!r}, expected (1, 2): a late delta, a late start, then a bad delta for it."
 
 
 # --- the window -----------------------------------------------------------------------
@@ -157,7 +159,7 @@ def test_late_but_allowed_end_outside_window(impl):
     monitor, stats = stats_of(impl, stream, window_s=5, max_lateness_s=math.inf)
     check_stats(stats, (20, 1, 2, 0.4, [("acme", 2)], 2, 2), "an end at ts 9 arriving when now=20 (window_s=5)")
     totals = {t: (v.requests, v.prompt_tokens, v.completion_tokens) for t, v in monitor.tenant_totals().items()}
-    assert totals == {"acme": (1, 1, 2), "beta": (1, 4, 3)}, f"Called tenant_totals(). Returned {totals!r}, expected {{'acme': (1, 1, 2), 'beta': (1, 4, 3)}}."
+    assert same(totals, {"acme": (1, 1, 2), "beta": (1, 4, 3)}), f"Called tenant_totals(). Returned {totals!r}, expected {{'acme': (1, 1, 2), 'beta': (1, 4, 3)}}."
 
 
 @pytest.mark.level(3)
@@ -193,9 +195,9 @@ def test_top_k_ties_by_name(impl):
     monitor, stats = stats_of(impl, stream, k=4, window_s=100)
     top = [tuple(x) for x in stats.top_tenants]
     expected = [("beta", 9), ("Acme", 5), ("acme", 5), ("zeta", 5)]
-    assert top == expected, f"Called window_stats(k=4) with tenants zeta 5, acme 5+0, beta 9, Acme 5, b 2. top_tenants is {top!r}, expected {expected!r}."
+    assert same(top, expected), f"Called window_stats(k=4) with tenants zeta 5, acme 5+0, beta 9, Acme 5, b 2. top_tenants is {top!r}, expected {expected!r}."
     top = [tuple(x) for x in monitor.window_stats(k=2).top_tenants]
-    assert top == expected[:2], f"Called window_stats(k=2). top_tenants is {top!r}, expected {expected[:2]!r}."
+    assert same(top, expected[:2]), f"Called window_stats(k=2). top_tenants is {top!r}, expected {expected[:2]!r}."
 
 
 @pytest.mark.level(3)
@@ -205,7 +207,7 @@ def test_top_k_short_list_and_zero_tokens(impl):
     stream = request("r1", "quiet", "", 0, 1) + request("r2", "loud", words(3), 0, 2)
     _, stats = stats_of(impl, stream, k=10, window_s=60)
     top = [tuple(x) for x in stats.top_tenants]
-    assert top == [("loud", 3), ("quiet", 0)], f"Called window_stats(k=10) with two tenants (3 and 0 tokens). top_tenants is {top!r}, expected [('loud', 3), ('quiet', 0)]."
+    assert same(top, [("loud", 3), ("quiet", 0)]), f"Called window_stats(k=10) with two tenants (3 and 0 tokens). top_tenants is {top!r}, expected [('loud', 3), ('quiet', 0)]."
 
 
 @pytest.mark.level(3)
@@ -222,7 +224,7 @@ def test_percentiles_nearest_rank(impl):
                              ([0] * 99 + [7], (0, 0)), ([0] * 98 + [7, 8], (0, 7))]:
         got = percentiles(counts)
         shown = counts if len(counts) < 6 else f"{len(counts)} values {sorted(counts)[:3]}...{sorted(counts)[-3:]}"
-        assert got == expected, f"Called window_stats() with counted tokens {shown}. (p50, p99) is {got!r}, expected {expected!r}."
+        assert same(got, expected), f"Called window_stats() with counted tokens {shown}. (p50, p99) is {got!r}, expected {expected!r}."
 
 
 @pytest.mark.level(3)
@@ -252,7 +254,7 @@ def test_window_stats_k_validation(impl):
     for bad in (0, -1, True, 2.0, "3", None):
         with pytest.raises(ValueError, match="k"):
             monitor.window_stats(bad)
-    assert monitor.window_stats(1).top_tenants == []
+    assert same(monitor.window_stats(1).top_tenants, [])
 
 
 @pytest.mark.level(3)
@@ -286,11 +288,11 @@ def test_tenant_totals(impl):
     totals = monitor.tenant_totals()
     got = {t: (v.requests, v.prompt_tokens, v.completion_tokens) for t, v in totals.items()}
     expected = {"acme": (2, 15, 7), "beta": (1, 2, 1)}
-    assert got == expected, f"Called tenant_totals() after 3 ended requests (1 open). Returned {got!r}, expected {expected!r}."
+    assert same(got, expected), f"Called tenant_totals() after 3 ended requests (1 open). Returned {got!r}, expected {expected!r}."
     totals.clear()
     again = monitor.tenant_totals()
-    assert len(again) == 2, f"Cleared the dict returned by tenant_totals() and called it again. Returned {again!r}, expected the two tenants again."
-    assert impl.UsageMonitor().tenant_totals() == {}
+    assert same(len(again), 2), f"Cleared the dict returned by tenant_totals() and called it again. Returned {again!r}, expected the two tenants again."
+    assert same(impl.UsageMonitor().tenant_totals(), {})
 
 
 # --- property against the oracle ---------------------------------------------------------
@@ -309,7 +311,7 @@ def test_property_windowed_monitor_matches_oracle(impl, case, window_s, max_late
     data, cuts = case
     monitor, expected = compare_with_oracle(impl, data, cuts, window_s, max_lateness_s, ks=(k,))
     totals = {t: (v.requests, v.prompt_tokens, v.completion_tokens) for t, v in monitor.tenant_totals().items()}
-    assert totals == expected["totals"], f"Called tenant_totals() after a generated stream. Returned {totals!r}, expected {expected['totals']!r}."
+    assert same(totals, expected["totals"]), f"Called tenant_totals() after a generated stream. Returned {totals!r}, expected {expected['totals']!r}."
     check_stats(monitor.window_stats(k), expected["stats"][k],
                 f"a generated stream (window_s={window_s}, max_lateness_s={max_lateness_s}, k={k})")
 
@@ -370,7 +372,7 @@ def test_memory_long_request(impl):
     expected = oracle.count_stream(piece.encode()) * n  # the piece ends with a space and starts with a letter
     got = monitor.tenant_totals().get("acme")
     got = got and got.completion_tokens
-    assert got == expected, f"Fed one request with 1 MB of delta text. Its counted completion_tokens is {got!r}, expected {expected}."
+    assert same(got, expected), f"Fed one request with 1 MB of delta text. Its counted completion_tokens is {got!r}, expected {expected}."
 
 
 def _time_monitor(make, chunks, deadline=None):

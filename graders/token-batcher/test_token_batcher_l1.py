@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 from token_batcher_oracle import oracle_plan
 from token_batcher_support import build, bulk_requests, complexity_check
 
+from kata.strict import same
+
 pytestmark = pytest.mark.level(1)
 
 
@@ -27,13 +29,13 @@ def call(rows, *params):
 def check(impl, rows, params, expected_batches, expected_rejected=None, expected_waste=None):
     p = plan(impl, rows, *params)
     got = batches(p)
-    assert got == expected_batches, (
+    assert same(got, expected_batches), (
         f"Called {call(rows, *params)}. Returned batches {got}, expected {expected_batches}.")
     if expected_rejected is not None:
-        assert dict(p.rejected) == expected_rejected, (
+        assert same(dict(p.rejected), expected_rejected), (
             f"Called {call(rows, *params)}. Returned rejected {p.rejected}, expected {expected_rejected}.")
     if expected_waste is not None:
-        assert p.padding_waste == expected_waste, (
+        assert same(p.padding_waste, expected_waste), (
             f"Called {call(rows, *params)}. Returned padding_waste {p.padding_waste}, expected {expected_waste}.")
     return p
 
@@ -309,4 +311,4 @@ def test_complexity(impl, reference, runs):
     failure, want, got = complexity_check(
         lambda n: run(reference, n), lambda n: run(impl, n), 5_000, 30_000)
     assert failure is None, f"Called plan_batches(30,000 requests). {failure}."
-    assert batches(got) == batches(want), "Called plan_batches(30,000 requests). Returned batches that differ from the expected ones."
+    assert same(batches(got), batches(want)), "Called plan_batches(30,000 requests). Returned batches that differ from the expected ones."

@@ -11,6 +11,8 @@ from token_batcher_oracle import oracle_continuous
 from token_batcher_replay import replay_continuous
 from token_batcher_support import build, bulk_requests, complexity_check
 
+from kata.strict import same
+
 pytestmark = pytest.mark.level(2)
 
 
@@ -37,19 +39,19 @@ def check(impl, rows, params, exp_stats=None, exp_steps=None, exp_rejected=None,
     where = call(rows, *params)
     if exp_stats is not None:
         got = stats(res)
-        assert got == exp_stats, (
+        assert same(got, exp_stats), (
             f"Called {where}. Returned requests (admitted, first_token, finish, preemptions) "
             f"{got}, expected {exp_stats}.")
     if exp_steps is not None:
         got = steps(res)
-        assert got == exp_steps, (
+        assert same(got, exp_steps), (
             f"Called {where}. Returned steps (step, admitted, preempted, finished, blocks) "
             f"{got}, expected {exp_steps}.")
     if exp_rejected is not None:
-        assert dict(res.rejected) == exp_rejected, (
+        assert same(dict(res.rejected), exp_rejected), (
             f"Called {where}. Returned rejected {res.rejected}, expected {exp_rejected}.")
     if exp_peak is not None:
-        assert res.peak_blocks == exp_peak, (
+        assert same(res.peak_blocks, exp_peak), (
             f"Called {where}. Returned peak_blocks {res.peak_blocks}, expected {exp_peak}.")
     return res
 
@@ -148,7 +150,7 @@ def test_preempts_most_recently_admitted(impl):
     res = check(impl, [("a", 0, 1, 5), ("b", 0, 2, 5), ("c", 0, 1, 5)], (4, 2, 4),
                 {"a": (0, 0, 4, 0), "b": (0, 0, 7, 1), "c": (0, 0, 11, 1)})
     got = steps(res)[1:3]
-    assert got == [(1, [], ["c"], [], 4), (2, [], ["b"], [], 2)], (
+    assert same(got, [(1, [], ["c"], [], 4), (2, [], ["b"], [], 2)]), (
         f"Called {call([('a', 0, 1, 5), ('b', 0, 2, 5), ('c', 0, 1, 5)], 4, 2, 4)}. "
         f"Returned steps 1-2 {got}, expected c preempted at step 1 (a needs a block) and b preempting itself at step 2.")
 
@@ -187,7 +189,7 @@ def test_two_victims_keep_admission_order(impl):
     res = check(impl, [("a", 0, 1, 5), ("b", 0, 1, 5), ("c", 0, 1, 5)], (3, 2, 4),
                 {"a": (0, 0, 4, 0), "b": (0, 0, 8, 1), "c": (0, 0, 12, 1)})
     got = steps(res)[1]
-    assert got == (1, [], ["c", "b"], [], 2), (
+    assert same(got, (1, [], ["c", "b"], [], 2)), (
         f"Called {call([('a', 0, 1, 5), ('b', 0, 1, 5), ('c', 0, 1, 5)], 3, 2, 4)}. "
         f"Returned step 1 {got}, expected (1, [], ['c', 'b'], [], 2).")
 
@@ -213,7 +215,7 @@ def test_preempted_twice_counts_both(impl):
 def test_readmission_recomputes_generated_tokens(impl):
     res = sim(impl, [("a", 0, 4, 6), ("b", 0, 3, 3)], 3, 4, 4)
     got = [s for s in steps(res) if s[0] == 6]
-    assert got == [(6, ["b"], [], [], 2)], (
+    assert same(got, [(6, ["b"], [], [], 2)]), (
         f"Called {call([('a', 0, 4, 6), ('b', 0, 3, 3)], 3, 4, 4)}. Returned step 6 {got}, "
         f"expected b re-admitted with 3 + 1 + 1 = 5 tokens in 2 blocks: [(6, ['b'], [], [], 2)].")
 
@@ -353,7 +355,7 @@ def test_replay_through_block_manager(impl, seed):
     problem = rep.first("memory", "blocks_claim", "transitions", "arrival", "max_running",
                         "finished_claim", "coverage", "start")
     assert problem is None, f"Called simulate_continuous(seeded trace {seed}, 24 blocks of 4, max_running=8). The replay found: {problem}."
-    assert res.peak_blocks == rep.peak_blocks, (
+    assert same(res.peak_blocks, rep.peak_blocks), (
         f"Called simulate_continuous(seeded trace {seed}). Returned peak_blocks {res.peak_blocks}, the replay's peak is {rep.peak_blocks}.")
 
 
@@ -373,6 +375,6 @@ def test_complexity(impl, reference, runs):
     failure, want, got = complexity_check(
         lambda n: run(reference, n), lambda n: run(impl, n), 25_000, 100_000)
     assert failure is None, f"Called simulate_continuous(100,000 requests). {failure}."
-    assert (len(got.steps), got.peak_blocks) == (len(want.steps), want.peak_blocks), (
+    assert same((len(got.steps), got.peak_blocks), (len(want.steps), want.peak_blocks)), (
         f"Called simulate_continuous(100,000 requests). Returned {len(got.steps)} steps with peak "
         f"{got.peak_blocks}, expected {len(want.steps)} steps with peak {want.peak_blocks}.")

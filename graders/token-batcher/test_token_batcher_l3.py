@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from token_batcher_replay import CLAIMS, PHYSICS, replay_schedule
 from token_batcher_support import SLO_SEEDS, build, slo_case, slo_report
 
+from kata.strict import same
+
 pytestmark = pytest.mark.level(3)
 
 LEVEL = 3
@@ -44,7 +46,7 @@ def test_prompt_example(impl):
     _, _, schedule, rep = run(impl, rows, num_blocks=4, block_size=4, max_running=3,
                               prefill_cost=1, decode_cost=2)
     assert_clean(rep, "schedule_slo(prompt example)")
-    assert rep.goodput == 2, f"Called schedule_slo(prompt example). Returned a schedule with goodput {rep.goodput}, expected 2."
+    assert same(rep.goodput, 2), f"Called schedule_slo(prompt example). Returned a schedule with goodput {rep.goodput}, expected 2."
 
 
 @pytest.mark.points(1)
@@ -52,7 +54,7 @@ def test_prompt_example(impl):
 def test_empty_input(impl):
     _, _, s, _ = run(impl, [], **SMALL)
     got = (list(s.steps), dict(s.outcomes), list(s.shed), dict(s.rejected), s.goodput)
-    assert got == ([], {}, [], {}, 0), f"Called schedule_slo([], ...). Returned {got}, expected ([], {{}}, [], {{}}, 0)."
+    assert same(got, ([], {}, [], {}, 0)), f"Called schedule_slo([], ...). Returned {got}, expected ([], {{}}, [], {{}}, 0)."
 
 
 @pytest.mark.points(2)
@@ -60,7 +62,7 @@ def test_empty_input(impl):
 def test_single_request(impl):
     _, _, s, rep = run(impl, [("a", 5, 10, 4, 1000)], **SMALL)
     assert_clean(rep, "schedule_slo(one request)")
-    assert rep.goodput == 1, f"Called schedule_slo(one request, deadline 1000). Returned goodput {rep.goodput}, expected 1."
+    assert same(rep.goodput, 1), f"Called schedule_slo(one request, deadline 1000). Returned goodput {rep.goodput}, expected 1."
 
 
 @pytest.mark.points(1)
@@ -71,7 +73,7 @@ def test_lone_request_beyond_deadline(impl):
     rows = [("a", 3, 1, 1, 3)]
     _, _, _, rep = run(impl, rows, num_blocks=11, block_size=4, max_running=3, prefill_cost=2, decode_cost=4)
     assert_clean(rep, f"schedule_slo({rows}, decode_cost 4, prefill_cost 2)")
-    assert rep.goodput == 0, f"Called schedule_slo({rows}, decode_cost 4, prefill_cost 2). Returned goodput {rep.goodput}, expected 0 (the first token cannot come before 9 > 6)."
+    assert same(rep.goodput, 0), f"Called schedule_slo({rows}, decode_cost 4, prefill_cost 2). Returned goodput {rep.goodput}, expected 0 (the first token cannot come before 9 > 6)."
 
 
 @pytest.mark.points(2)
@@ -82,7 +84,7 @@ def test_deadline_met_with_equality(impl):
     assert_clean(rep, "schedule_slo(a at 5, prompt 10, deadline 13)")
     got = s.outcomes.get("a")
     got = None if got is None else (got.first_token_time, got.finish_time, got.num_preemptions, got.met_slo)
-    assert got == (18, 27, 0, True), f"Called schedule_slo(a at 5, prompt 10, deadline 13, decode_cost 3). Returned outcome {got}, expected (18, 27, 0, True)."
+    assert same(got, (18, 27, 0, True)), f"Called schedule_slo(a at 5, prompt 10, deadline 13, decode_cost 3). Returned outcome {got}, expected (18, 27, 0, True)."
 
 
 @pytest.mark.points(1)
@@ -90,7 +92,7 @@ def test_deadline_met_with_equality(impl):
 def test_impossible_deadline(impl):
     _, _, _, rep = run(impl, [("a", 0, 2, 2, 0)], **SMALL)
     assert_clean(rep, "schedule_slo(deadline 0)")
-    assert rep.goodput == 0, f"Called schedule_slo(deadline 0). Returned goodput {rep.goodput}, expected 0."
+    assert same(rep.goodput, 0), f"Called schedule_slo(deadline 0). Returned goodput {rep.goodput}, expected 0."
 
 
 @pytest.mark.points(2)
@@ -100,7 +102,7 @@ def test_zero_output_tokens(impl):
     assert_clean(rep, "schedule_slo(a with 0 output tokens)")
     o = s.outcomes.get("a")
     got = None if o is None else (o.first_token_time == o.finish_time, o.met_slo)
-    assert got == (True, True), f"Called schedule_slo(a with 0 output tokens). Returned outcome {o}, expected first_token_time == finish_time and met_slo."
+    assert same(got, (True, True)), f"Called schedule_slo(a with 0 output tokens). Returned outcome {o}, expected first_token_time == finish_time and met_slo."
 
 
 @pytest.mark.points(2)
@@ -108,7 +110,7 @@ def test_zero_output_tokens(impl):
 @pytest.mark.timeout(10)
 def test_too_large_is_rejected(impl):
     _, _, s, rep = run(impl, [("big", 0, 40, 1, 10**6), ("a", 0, 2, 1, 100)], **SMALL)
-    assert dict(s.rejected) == {"big": "exceeds_cache"}, f"Called schedule_slo(a request of 41 tokens, cache 32). Returned rejected {s.rejected}, expected {{'big': 'exceeds_cache'}}."
+    assert same(dict(s.rejected), {"big": "exceeds_cache"}), f"Called schedule_slo(a request of 41 tokens, cache 32). Returned rejected {s.rejected}, expected {{'big': 'exceeds_cache'}}."
     assert_clean(rep, "schedule_slo(one too-large request and a small one)")
 
 
@@ -117,7 +119,7 @@ def test_too_large_is_rejected(impl):
 def test_prompt_exactly_fills_cache(impl):
     _, _, _, rep = run(impl, [("a", 0, 32, 0, 1000)], **SMALL)
     assert_clean(rep, "schedule_slo(prompt of exactly 32 tokens, cache 32)")
-    assert rep.goodput == 1, f"Called schedule_slo(prompt exactly filling the cache). Returned goodput {rep.goodput}, expected 1."
+    assert same(rep.goodput, 1), f"Called schedule_slo(prompt exactly filling the cache). Returned goodput {rep.goodput}, expected 1."
 
 
 @pytest.mark.points(1)
@@ -127,7 +129,7 @@ def test_prompt_and_first_token_exactly_fill_cache(impl):
     # ceil((31 + 1) / 4) = 8 = num_blocks: not rejected, and it fits only with the cache to itself
     _, _, _, rep = run(impl, [("a", 0, 31, 1, 1000)], **SMALL)
     assert_clean(rep, "schedule_slo(prompt 31, 1 output token, cache of 8 blocks of 4)")
-    assert rep.goodput == 1, f"Called schedule_slo(prompt 31 + its first token exactly filling the cache, deadline 1000). Returned goodput {rep.goodput}, expected 1."
+    assert same(rep.goodput, 1), f"Called schedule_slo(prompt 31 + its first token exactly filling the cache, deadline 1000). Returned goodput {rep.goodput}, expected 1."
 
 
 @pytest.mark.points(2)
@@ -140,7 +142,7 @@ def test_first_token_needs_its_block(impl):
     _, _, _, rep = run(impl, rows, num_blocks=3, block_size=1, max_running=2, prefill_cost=1,
                        decode_cost=1)
     assert_clean(rep, f"schedule_slo({rows}, 3 blocks of 1, max_running 2)")
-    assert rep.goodput == 2, f"Called schedule_slo({rows}, 3 blocks of 1). Returned goodput {rep.goodput}, expected 2."
+    assert same(rep.goodput, 2), f"Called schedule_slo({rows}, 3 blocks of 1). Returned goodput {rep.goodput}, expected 2."
 
 
 @pytest.mark.points(2)
@@ -150,7 +152,7 @@ def test_memory_pressure_small(impl):
     # each ends at 16 tokens = 4 blocks; 8 blocks in all, 3 may run
     _, _, _, rep = run(impl, rows, **dict(SMALL, max_running=3))
     assert_clean(rep, "schedule_slo(three requests of 4 blocks each at the end, 8 blocks)")
-    assert rep.goodput == 3, f"Called schedule_slo(three loose requests). Returned goodput {rep.goodput}, expected 3."
+    assert same(rep.goodput, 3), f"Called schedule_slo(three loose requests). Returned goodput {rep.goodput}, expected 3."
 
 
 @pytest.mark.points(2)
@@ -161,7 +163,7 @@ def test_tight_deadline_first(impl):
     _, _, _, rep = run(impl, rows, num_blocks=4, block_size=4, max_running=2, prefill_cost=1,
                        decode_cost=2)
     assert_clean(rep, "schedule_slo(loose and tight requests that do not fit together)")
-    assert rep.goodput == 2, f"Called schedule_slo(loose (deadline 1000) listed before tight (deadline 12), room for one at a time). Returned goodput {rep.goodput}, expected 2."
+    assert same(rep.goodput, 2), f"Called schedule_slo(loose (deadline 1000) listed before tight (deadline 12), room for one at a time). Returned goodput {rep.goodput}, expected 2."
 
 
 @pytest.mark.points(1)
@@ -169,7 +171,7 @@ def test_tight_deadline_first(impl):
 def test_idle_gap(impl):
     _, _, _, rep = run(impl, [("a", 0, 2, 1, 50), ("b", 10**9, 2, 1, 50)], **SMALL)
     assert_clean(rep, "schedule_slo(arrivals at 0 and 10**9)")
-    assert rep.goodput == 2, f"Called schedule_slo(two requests far apart). Returned goodput {rep.goodput}, expected 2."
+    assert same(rep.goodput, 2), f"Called schedule_slo(two requests far apart). Returned goodput {rep.goodput}, expected 2."
 
 
 @pytest.mark.points(1)
@@ -178,7 +180,7 @@ def test_equal_arrivals(impl):
     rows = [(f"r{i}", 3, 2, 2, 10**6) for i in range(5)]
     _, _, _, rep = run(impl, rows, **SMALL)
     assert_clean(rep, "schedule_slo(5 requests at the same time, max_running 2)")
-    assert rep.goodput == 5, f"Called schedule_slo(5 loose requests). Returned goodput {rep.goodput}, expected 5."
+    assert same(rep.goodput, 5), f"Called schedule_slo(5 loose requests). Returned goodput {rep.goodput}, expected 5."
 
 
 # --- invalid input ---------------------------------------------------------------
@@ -230,7 +232,7 @@ def test_invalid_config(impl, field, value):
 def test_prefill_cost_zero(impl):
     _, _, _, rep = run(impl, [("a", 0, 9, 3, 3), ("b", 0, 5, 2, 3)], **dict(SMALL, prefill_cost=0))
     assert_clean(rep, "schedule_slo(prefill_cost 0)")
-    assert rep.goodput == 2, f"Called schedule_slo(prefill_cost 0, two requests with deadline 3). Returned goodput {rep.goodput}, expected 2."
+    assert same(rep.goodput, 2), f"Called schedule_slo(prefill_cost 0, two requests with deadline 3). Returned goodput {rep.goodput}, expected 2."
 
 
 # --- invariants on the seeded traces (one test per rule) --------------------------

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from token_batcher_replay import CLAIMS, PHYSICS, nearest_rank, replay_schedule
 from token_batcher_support import CHUNKED_SEEDS, build, slo_case, slo_report
 
+from kata.strict import same
+
 pytestmark = pytest.mark.level(4)
 
 LEVEL = 4
@@ -52,8 +54,9 @@ def as_tuple(stats):
     return (stats.count, stats.p50, stats.p90, stats.p99)
 
 
-def same(got, want):
-    return got[0] == want[0] and all(
+def close_stats(got, want):
+    """Stats tuples equal: the count exactly, each percentile to float rounding (or both None)."""
+    return same(got[0], want[0]) and len(got) == len(want) and all(
         (g is None and w is None) or (g is not None and w is not None and math.isclose(g, w))
         for g, w in zip(got[1:], want[1:]))
 
@@ -63,7 +66,7 @@ def same(got, want):
 def test_tpot_prompt_example(impl):
     rows = [("a", 0, 3, 4, 10), ("b", 1, 14, 2, 30), ("c", 2, 2, 2, 12)]
     got = as_tuple(tpot(impl, rows, {"a": (5, 27), "b": (27, 29), "c": (14, 22)}))
-    assert same(got, (3, 22 / 3, 8.0, 8.0)), f"Called tpot_percentiles(prompt example). Returned {got}, expected (3, 7.333.., 8.0, 8.0)."
+    assert close_stats(got, (3, 22 / 3, 8.0, 8.0)), f"Called tpot_percentiles(prompt example). Returned {got}, expected (3, 7.333.., 8.0, 8.0)."
 
 
 @pytest.mark.points(1)
@@ -71,7 +74,7 @@ def test_tpot_prompt_example(impl):
 def test_tpot_no_values(impl):
     rows = [("a", 0, 3, 1, 10), ("b", 0, 3, 0, 10)]
     got = as_tuple(tpot(impl, rows, {"a": (5, 5), "b": (7, 7)}))
-    assert got == (0, None, None, None), f"Called tpot_percentiles(outputs of 1 and 0 tokens). Returned {got}, expected (0, None, None, None)."
+    assert same(got, (0, None, None, None)), f"Called tpot_percentiles(outputs of 1 and 0 tokens). Returned {got}, expected (0, None, None, None)."
 
 
 @pytest.mark.points(1)
@@ -79,7 +82,7 @@ def test_tpot_no_values(impl):
 def test_tpot_skips_short_and_shed(impl):
     rows = [("one", 0, 3, 1, 10), ("two", 0, 3, 2, 10), ("shed", 0, 3, 5, 10)]
     got = as_tuple(tpot(impl, rows, {"one": (4, 4), "two": (4, 10)}))
-    assert same(got, (1, 6.0, 6.0, 6.0)), f"Called tpot_percentiles(one finished 2-token request). Returned {got}, expected (1, 6.0, 6.0, 6.0)."
+    assert close_stats(got, (1, 6.0, 6.0, 6.0)), f"Called tpot_percentiles(one finished 2-token request). Returned {got}, expected (1, 6.0, 6.0, 6.0)."
 
 
 @pytest.mark.points(2)
@@ -88,7 +91,7 @@ def test_tpot_rank_exact_multiples(impl):
     rows = [(f"r{i}", 0, 1, 2, 10) for i in range(10)]
     outcomes = {f"r{i}": (0, i + 1) for i in range(10)}  # TPOTs 1..10
     got = as_tuple(tpot(impl, rows, outcomes))
-    assert same(got, (10, 5.0, 9.0, 10.0)), f"Called tpot_percentiles(TPOTs 1..10). Returned {got}, expected (10, 5.0, 9.0, 10.0)."
+    assert close_stats(got, (10, 5.0, 9.0, 10.0)), f"Called tpot_percentiles(TPOTs 1..10). Returned {got}, expected (10, 5.0, 9.0, 10.0)."
 
 
 @pytest.mark.points(1)
@@ -120,7 +123,7 @@ def test_tpot_matches_oracle(impl, data):
     values = [d / (o - 1) for (o, _, d) in data if o >= 2]
     want = (len(values),) + tuple(nearest_rank(values, p) if values else None for p in (50, 90, 99))
     got = as_tuple(tpot(impl, rows, outcomes))
-    assert same(got, want), f"Called tpot_percentiles(TPOTs {sorted(values)}). Returned {got}, expected {want}."
+    assert close_stats(got, want), f"Called tpot_percentiles(TPOTs {sorted(values)}). Returned {got}, expected {want}."
 
 
 # --- small schedules -------------------------------------------------------------
@@ -132,7 +135,7 @@ def test_prompt_example(impl):
     rows = [("a", 0, 3, 4, 10), ("b", 1, 14, 2, 30), ("c", 2, 2, 2, 12)]
     _, _, _, rep = run(impl, rows, **SMALL)
     assert_clean(rep, "schedule_chunked(prompt example)")
-    assert rep.goodput == 3, f"Called schedule_chunked(prompt example). Returned goodput {rep.goodput}, expected 3."
+    assert same(rep.goodput, 3), f"Called schedule_chunked(prompt example). Returned goodput {rep.goodput}, expected 3."
 
 
 @pytest.mark.points(1)
@@ -140,7 +143,7 @@ def test_prompt_example(impl):
 def test_empty_input(impl):
     _, _, s, _ = run(impl, [], **SMALL)
     got = (list(s.steps), dict(s.outcomes), list(s.shed), dict(s.rejected), s.goodput)
-    assert got == ([], {}, [], {}, 0), f"Called schedule_chunked([], ...). Returned {got}, expected ([], {{}}, [], {{}}, 0)."
+    assert same(got, ([], {}, [], {}, 0)), f"Called schedule_chunked([], ...). Returned {got}, expected ([], {{}}, [], {{}}, 0)."
 
 
 @pytest.mark.points(2)
@@ -157,7 +160,7 @@ def test_decodes_share_the_budget(impl):
     rows = [("a", 0, 2, 6, 100), ("b", 0, 2, 6, 100), ("long", 1, 24, 1, 1000)]
     _, _, _, rep = run(impl, rows, **dict(SMALL, num_blocks=16))
     assert_clean(rep, "schedule_chunked(two decoding requests and a 24-token prompt, budget 8)")
-    assert rep.goodput == 3, f"Called schedule_chunked(two decoders and a long prompt). Returned goodput {rep.goodput}, expected 3."
+    assert same(rep.goodput, 3), f"Called schedule_chunked(two decoders and a long prompt). Returned goodput {rep.goodput}, expected 3."
 
 
 @pytest.mark.points(1)
@@ -166,7 +169,7 @@ def test_budget_equal_to_max_running(impl):
     rows = [("a", 0, 5, 2, 1000), ("b", 0, 3, 3, 1000)]
     _, _, _, rep = run(impl, rows, **dict(SMALL, token_budget=3))
     assert_clean(rep, "schedule_chunked(token_budget 3 = max_running)")
-    assert rep.goodput == 2, f"Called schedule_chunked(token_budget == max_running). Returned goodput {rep.goodput}, expected 2."
+    assert same(rep.goodput, 2), f"Called schedule_chunked(token_budget == max_running). Returned goodput {rep.goodput}, expected 2."
 
 
 @pytest.mark.points(1)
@@ -183,7 +186,7 @@ def test_zero_output_tokens(impl):
 @pytest.mark.timeout(10)
 def test_too_large_is_rejected(impl):
     _, _, s, rep = run(impl, [("big", 0, 30, 3, 10**6), ("a", 0, 2, 1, 100)], **SMALL)
-    assert dict(s.rejected) == {"big": "exceeds_cache"}, f"Called schedule_chunked(33 tokens, cache 32). Returned rejected {s.rejected}, expected {{'big': 'exceeds_cache'}}."
+    assert same(dict(s.rejected), {"big": "exceeds_cache"}), f"Called schedule_chunked(33 tokens, cache 32). Returned rejected {s.rejected}, expected {{'big': 'exceeds_cache'}}."
     assert_clean(rep, "schedule_chunked(one too-large request and a small one)")
 
 
@@ -297,7 +300,7 @@ def test_traces_tpot_of_own_schedule(impl, runs):
             pytest.fail(f"Called schedule_chunked(seeded trace {seed}). Its outcomes differ from the replay: {rep.first('outcomes')}.")
         got = as_tuple(impl.tpot_percentiles(requests, schedule))
         want = (len(rep.tpot),) + tuple(nearest_rank(rep.tpot, p) for p in (50, 90, 99))
-        assert same(got, want), f"Called tpot_percentiles(its schedule of seeded trace {seed}). Returned {got}, expected {want}."
+        assert close_stats(got, want), f"Called tpot_percentiles(its schedule of seeded trace {seed}). Returned {got}, expected {want}."
 
 
 # --- generated small cases ---------------------------------------------------------

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from kata.strict import same
+
 # --- level 1 --------------------------------------------------------------------
 
 
@@ -147,7 +149,7 @@ def oracle_continuous(requests, num_blocks, block_size, max_running):
 
         if running:
             in_use = num_blocks - len(free_ids)
-            assert in_use == sum(len(q.table) for q in running)
+            assert same(in_use, sum(len(q.table) for q in running))
             order = sorted(running, key=lambda x: x.admit_counter)
             finished = [q for q in order if q.out == q.r.output_tokens]
             for q in finished:
