@@ -97,6 +97,13 @@ def workbook():
     return Workbook.find(_state["workbook"])
 
 
+def _interactive() -> bool:
+    """Both ends on a terminal: a person who can answer a question."""
+    import sys
+
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def emit_json(data) -> None:
     import json
 
@@ -159,12 +166,22 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
 
 @app.command()
 @handled
-def show(slug: str = typer.Argument(..., help="The kata to show.")) -> None:
-    """Show a kata's prompt."""
+def show(
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: kata, levels shown, markdown."),
+) -> None:
+    """Show a kata's prompt: in a session, the levels open so far; outside one, all of it."""
+    from kata import session
+
+    wb = workbook()
+    kata = session.pick_katas(wb, slug, all_=False)[0]
+    v, markdown = session.prompt_markdown(wb, kata)
+    if as_json:
+        emit_json({"kata": kata.slug, "levels": v.levels, "markdown": markdown})
+        return
     from rich.markdown import Markdown
 
-    kata = workbook().kata(slug)
-    out().print(Markdown(kata.prompt.read_text(encoding="utf-8")))
+    out().print(Markdown(markdown))
 
 
 # --- a session --------------------------------------------------------------
@@ -175,22 +192,34 @@ def show(slug: str = typer.Argument(..., help="The kata to show.")) -> None:
 def start(
     target: Optional[str] = typer.Argument(None, help="An exam name or a kata slug (default: the default exam)."),
     abandon: bool = typer.Option(False, "--abandon", help="Abandon the live session, if any."),
-    minutes: Optional[int] = typer.Option(None, "--minutes", help="Override the timer."),
+    minutes: Optional[float] = typer.Option(None, "--minutes", help="Override the timer (decimals allowed, e.g. 0.5)."),
+    reveal: Optional[str] = typer.Option(None, "--reveal", help="all: show every level at once (for study); progressive: one level at a time."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
 ) -> None:
-    """Start a timed session: copy the stubs into workspace/ and start the clock."""
+    """Start a timed session: show the briefing, then copy the stubs into workspace/ and start the clock.
+
+    On a terminal it asks before starting the clock (--yes skips the question); without one it
+    starts at once."""
     from kata import session
-    from kata.views import clock
+    from kata.views import briefing, clock
 
     wb = workbook()
-    started = session.start(wb, target, abandon=abandon, minutes=minutes)
-    s = started.session
+    planned = session.plan(wb, target, minutes, reveal)
     con = out()
+    briefing(planned, bundle=IN_BUNDLE or wb.is_student_bundle)
+    if not yes and _interactive():
+        if not typer.confirm("Start the clock now?", default=True):
+            typer.echo("Not started; nothing was changed.")
+            return
+    started = session.start(wb, target, abandon=abandon, planned=planned)
+    s = started.session
     if started.abandoned:
         con.print(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).")
     con.print(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question(s), "
               f"{clock(s.deadline - s.started_at)} on the clock.")
-    for i, p in enumerate(started.prepared, start=1):
-        con.print(f"  Q{i}. {p.kata.title} ({p.kata.slug}): edit {_rel(wb, p.path)}")
+    for i, (p, q) in enumerate(zip(started.prepared, started.questions), start=1):
+        con.print(f"  Q{i}. {p.kata.title} ({p.kata.slug})")
+        con.print(f"      edit {_rel(wb, p.path)}", markup=False)
         if p.archived:
             con.print(f"      your previous {p.path.name} was archived to {_rel(wb, p.archived)}")
     if IN_BUNDLE or wb.is_student_bundle:
@@ -214,7 +243,8 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
             "session": None if s is None else {"id": s.id, "name": s.name, "kind": s.kind,
                                                "remaining_s": round(remaining), "deadline": s.deadline},
             "questions": [{"slug": r.slug, "file": str(r.file), "exists": r.exists,
-                           "visible": r.visible, "hidden": r.hidden} for r in rows],
+                           "visible": r.visible, "hidden": r.hidden, "levels": r.levels,
+                           "levels_open": r.levels_open, "minutes": r.minutes} for r in rows],
         })
         return
     if s is None:
@@ -227,8 +257,9 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     for i, r in enumerate(rows, start=1):
         vis = f"visible {r.visible[0]}/{r.visible[1]}" if r.visible else "not checked"
         hid = f"hidden {r.hidden[0]:g}/{r.hidden[1]:g} pts" if r.hidden else "not submitted"
+        lv = f"L{len(r.levels_open)}/{len(r.levels)} open" if len(r.levels) > 1 else f"L{r.levels[0]}"
         missing = "" if r.exists else " [red](file missing)[/]"
-        con.print(f"  Q{i}. {r.slug:<28} {vis:<16} {hid}{missing}")
+        con.print(f"  Q{i}. {r.slug:<24} {lv:<10} {vis:<14} {hid}{missing}")
 
 
 @app.command()
@@ -272,7 +303,8 @@ def submit(
     if as_json:
         rows = []
         for g in graded:
-            data = {"kata": g.kata.slug, **g.result.to_json()}
+            data = {"kata": g.kata.slug, **g.result.to_json(), "levels_graded": g.levels,
+                    "levels_opened": g.opened}
             if g.session is not None:  # during a session: levels and pass/fail only
                 data["tests"] = [{"name": f"hidden test {i}", "status": t["status"],
                                   "task_id": t["task_id"]} for i, t in enumerate(data["tests"], 1)]
@@ -287,6 +319,9 @@ def submit(
             if g.session is not None:
                 con.print(f"Recorded for session {g.session.id}. Details open after the session "
                           "(`kata finish`, then `kata review`).")
+                for lv in g.opened:
+                    con.print(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; "
+                              f"`kata check {g.kata.slug}` runs its examples.")
             else:
                 test_lines(g.result, reveal=True)
     if any(g.result.status != "pass" for g in graded):
@@ -303,8 +338,11 @@ def hint(slug: str = typer.Argument(..., help="The kata.")) -> None:
     kata = wb.kata(slug)
     h = session.next_hint(wb, kata)
     if h is None:
-        typer.echo(f"All {len(kata.hints)} hints of {slug} are already revealed:")
-        for old in session.revealed(wb, kata):
+        shown = session.revealed(wb, kata)
+        more = len(kata.hints) - len(shown)
+        typer.echo(f"All {len(shown)} hints of {slug}'s open levels are already revealed"
+                   + (f" (the other {more} belong to levels not open yet)" if more else "") + ":")
+        for old in shown:
             typer.echo(f"  {old.index + 1}. (level {old.level}) {old.text}")
         return
     typer.echo(f"Hint {h.index + 1} of {h.total} (level {h.level}): {h.text}")
@@ -337,7 +375,9 @@ def review(
             "session": rev.session.id, "name": rev.session.name,
             "points_earned": rev.points_earned, "points_possible": rev.points_possible,
             "questions": [{
-                "kata": q.slug, "submissions": q.submissions,
+                "kata": q.slug, "submissions": q.submissions, "levels": q.levels,
+                "level_passed_s": {str(lv): t for lv, t in q.splits.items()},
+                "submitted_s": q.submit_times,
                 "first_activity_s": q.first_activity, "last_submission_s": q.last_submission,
                 "points_earned": q.points_earned, "points_possible": q.points_possible,
                 "result": q.result.to_json() if q.result else None,
@@ -358,6 +398,11 @@ def review(
             spent = (f", worked from {clock(q.first_activity)} to {clock(q.last_submission)} "
                      f"({clock(q.last_submission - q.first_activity)})")
         con.print(f"  counted: the last of {q.submissions} submission(s) before the cutoff{spent}")
+        if q.splits:
+            con.print("  levels passed at: " + ", ".join(f"L{lv} {clock(t)}" for lv, t in q.splits.items())
+                      + f" (of levels {', '.join(map(str, q.levels))})")
+        if q.submit_times:
+            con.print("  submitted at: " + ", ".join(clock(t) for t in q.submit_times))
         con.print(level_table(q.result, ""))
         test_lines(q.result, reveal=True)
 
@@ -391,11 +436,16 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
     from kata import session
 
+    from kata.views import splits_text
+
     rows = session.history(workbook())
     if as_json:
-        emit_json([{"session": s.id, "kind": s.kind, "name": s.name, "status": s.status,
-                    "started_at": s.started_at, "points_earned": e, "points_possible": p}
-                   for s, e, p in rows])
+        emit_json([{"session": r.session.id, "kind": r.session.kind, "name": r.session.name,
+                    "status": r.session.status, "started_at": r.session.started_at,
+                    "points_earned": r.points_earned, "points_possible": r.points_possible,
+                    "level_passed_s": {slug: {str(lv): t for lv, t in sp.items()}
+                                       for slug, sp in r.splits.items()}}
+                   for r in rows])
         return
     if not rows:
         typer.echo("No sessions yet. Start one with `kata start`.")
@@ -403,11 +453,13 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
     from rich.table import Table
 
     table = Table(show_edge=False)
-    for col in ("session", "name", "started (UTC)", "status", "score"):
+    for col in ("session", "name", "started (UTC)", "status", "score", "levels passed at"):
         table.add_column(col)
-    for s, e, p in rows:
+    for r in rows:
+        s = r.session
         table.add_row(str(s.id), s.name, time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.started_at)),
-                      s.status, f"{e:g}/{p:g}")
+                      s.status, f"{r.points_earned:g}/{r.points_possible:g}",
+                      splits_text(r.splits) or "-")
     out().print(table)
 
 

@@ -207,14 +207,39 @@ class Kata:
         raise CatalogError(f"{self.slug}: no level {number} (levels are 1..{len(self.levels)})")
 
 
+REVEALS = ("all", "progressive")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One question of an exam: a kata, the levels it covers, its own minutes."""
+
+    kata: str  # slug
+    levels: tuple[int, ...]  # ascending, 1-based
+    minutes: int
+    reveal: str = "all"  # "all": every covered level shown at once; "progressive": one at a time
+
+    def to_json(self) -> dict:
+        return {"kata": self.kata, "levels": list(self.levels), "minutes": self.minutes,
+                "reveal": self.reveal}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Question":
+        return cls(data["kata"], tuple(data["levels"]), data["minutes"], data.get("reveal", "all"))
+
+
 @dataclass(frozen=True, slots=True)
 class Exam:
     name: str
     title: str
     minutes: int
-    katas: tuple[str, ...]
+    questions: tuple[Question, ...]
     description: str
     path: Path
+
+    @property
+    def katas(self) -> tuple[str, ...]:
+        return tuple(q.kata for q in self.questions)
 
 
 # --- loaders ----------------------------------------------------------------
@@ -233,8 +258,10 @@ KATA_OPTIONAL = {"equivalent_mutants": list}
 LEVEL_REQUIRED = {"name": str, "points": int}
 LEVEL_OPTIONAL = {"hints": list, "sealed_hints": str}
 MUTANT_REQUIRED = {"name": str, "reason": str}
-EXAM_REQUIRED = {"title": str, "minutes": int, "katas": list}
-EXAM_OPTIONAL = {"description": str}
+EXAM_REQUIRED = {"title": str, "minutes": int}
+EXAM_OPTIONAL = {"description": str, "katas": list, "questions": list}
+QUESTION_REQUIRED = {"kata": str, "minutes": int}
+QUESTION_OPTIONAL = {"levels": list, "reveal": str}
 
 
 def load_kata(root: Path, slug: str) -> Kata:
@@ -299,23 +326,75 @@ def load_kata(root: Path, slug: str) -> Kata:
     return kata
 
 
-def load_exam(root: Path, name: str, known_katas: set[str]) -> Exam:
+def load_exam(root: Path, name: str, known_katas) -> Exam:
+    """exams/<name>.toml. `known_katas`: slug -> the kata's Kata (or anything with .levels and
+    .minutes); a set of slugs is accepted for the old form's checks only.
+
+    Two forms: `katas = ["slug", ...]` (every level of each kata, minutes from the kata), or
+    `[[questions]]` tables with `kata`, `minutes`, and optionally `levels` (default: all) and
+    `reveal` ("all" or "progressive"; default "all"), whose minutes must add up to the exam's.
+    """
     path = root / "exams" / f"{name}.toml"
     data = _read_toml(path)
     _check_keys(str(path), data, EXAM_REQUIRED, EXAM_OPTIONAL)
     if data["minutes"] <= 0:
         raise CatalogError(f"{path}: minutes must be a positive whole number, got {data['minutes']}")
-    katas = _str_list(str(path), "katas", data["katas"])
-    if not katas:
-        raise CatalogError(f"{path}: 'katas' is empty: list at least one kata slug")
-    for slug in katas:
+    if ("katas" in data) == ("questions" in data):
+        raise CatalogError(f"{path}: give either 'katas' (a list of slugs) or [[questions]] tables, not both or neither")
+    known = sorted(known_katas)
+
+    def kata_of(where: str, slug: str):
         if slug not in known_katas:
+            raise CatalogError(f"{where}: unknown kata '{slug}'; known katas: {', '.join(known) or 'none'}")
+        return known_katas[slug] if isinstance(known_katas, dict) else None
+
+    questions = []
+    if "katas" in data:
+        katas = _str_list(str(path), "katas", data["katas"])
+        if not katas:
+            raise CatalogError(f"{path}: 'katas' is empty: list at least one kata slug")
+        if len(set(katas)) != len(katas):
+            raise CatalogError(f"{path}: a kata is listed twice in 'katas': list each once")
+        for slug in katas:
+            kata = kata_of(str(path), slug)
+            levels = tuple(lv.number for lv in kata.levels) if kata is not None else ()
+            questions.append(Question(slug, levels, kata.minutes if kata is not None else 0, "all"))
+    else:
+        if not data["questions"]:
+            raise CatalogError(f"{path}: 'questions' is empty: add at least one [[questions]] table")
+        for i, raw in enumerate(data["questions"], start=1):
+            where = f"{path}: questions[{i}]"
+            if not isinstance(raw, dict):
+                raise CatalogError(f"{where} must be a table ([[questions]])")
+            _check_keys(where, raw, QUESTION_REQUIRED, QUESTION_OPTIONAL)
+            kata = kata_of(where, raw["kata"])
+            if raw["minutes"] <= 0:
+                raise CatalogError(f"{where}: minutes must be a positive whole number, got {raw['minutes']}")
+            reveal = raw.get("reveal", "all")
+            if reveal not in REVEALS:
+                raise CatalogError(f"{where}: reveal '{reveal}' must be one of {', '.join(REVEALS)}")
+            all_levels = tuple(lv.number for lv in kata.levels) if kata is not None else ()
+            levels = raw.get("levels", list(all_levels))
+            if not levels:
+                raise CatalogError(f"{where}: 'levels' is empty: list the kata levels it covers, e.g. [1, 2]")
+            for lv in levels:
+                if isinstance(lv, bool) or not isinstance(lv, int):
+                    raise CatalogError(f"{where}: every item of 'levels' must be a level number, got {lv!r}")
+                if kata is not None and lv not in all_levels:
+                    raise CatalogError(f"{where}: kata '{raw['kata']}' has no level {lv} (levels are 1..{len(all_levels)})")
+            if len(set(levels)) != len(levels):
+                raise CatalogError(f"{where}: a level is listed twice in 'levels': list each once")
+            questions.append(Question(raw["kata"], tuple(sorted(levels)), raw["minutes"], reveal))
+        slugs = [q.kata for q in questions]
+        if len(set(slugs)) != len(slugs):
+            dup = next(s for s in slugs if slugs.count(s) > 1)
+            raise CatalogError(f"{path}: kata '{dup}' is in two questions: one question per kata")
+        total = sum(q.minutes for q in questions)
+        if total != data["minutes"]:
             raise CatalogError(
-                f"{path}: unknown kata '{slug}'; known katas: {', '.join(sorted(known_katas)) or 'none'}"
+                f"{path}: the questions' minutes add up to {total}, but minutes = {data['minutes']}: make them agree"
             )
-    if len(set(katas)) != len(katas):
-        raise CatalogError(f"{path}: a kata is listed twice in 'katas': list each once")
-    return Exam(name, data["title"], data["minutes"], katas, data.get("description", ""), path)
+    return Exam(name, data["title"], data["minutes"], tuple(questions), data.get("description", ""), path)
 
 
 # --- the workbook -----------------------------------------------------------
@@ -396,14 +475,32 @@ class Workbook:
         if name not in self.exam_names():
             known = ", ".join(self.exam_names()) or "none"
             raise CatalogError(f"unknown exam '{name}'; known exams: {known}")
-        return load_exam(self.root, name, set(self.slugs()))
+        return load_exam(self.root, name, self._katas_by_slug())
 
     def exams(self) -> list[Exam]:
-        known = set(self.slugs())
+        known = self._katas_by_slug()
         return [load_exam(self.root, name, known) for name in self.exam_names()]
+
+    def _katas_by_slug(self) -> "_LazyKatas":
+        return _LazyKatas(self.root, self.slugs())
 
     def workspace_file(self, kata: Kata) -> Path:
         return self.workspace / kata.module
+
+
+class _LazyKatas(dict):
+    """slug -> Kata, loaded on first use (an exam names a few katas; loading all is waste)."""
+
+    def __init__(self, root: Path, slugs: list[str]):
+        super().__init__({slug: None for slug in slugs})
+        self.root = root
+
+    def __getitem__(self, slug: str) -> Kata:
+        value = super().__getitem__(slug)
+        if value is None:
+            value = load_kata(self.root, slug)
+            self[slug] = value
+        return value
 
 
 def find_kata_for_test_file(path: Path) -> tuple[Path, str] | None:

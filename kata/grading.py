@@ -376,19 +376,22 @@ def run_tests(
     junit_xml: Path | None = None,
     sweep: list[Path] | None = None,
     canaries: bool = True,
+    levels: list[int] | None = None,
 ) -> SuiteResult:
     """Run the tests under `paths` on `impl` (None: the reference) and return every test's result.
 
     `root` is the (private) workbook the child runs in; `paths` lie under it. `sweep`: run every
     test once per implementation in the list instead (see the plugin). `canaries`: insert tests
-    that must fail, to prove the verdicts were not forged (off in sweep mode).
+    that must fail, to prove the verdicts were not forged (off in sweep mode). `levels`: run only
+    the tests of these levels.
     """
     with child_guard():
         return _run(paths, impl, module_name, root, limits, junit_xml, sweep,
-                    canaries and not sweep)
+                    canaries and not sweep, levels)
 
 
-def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries) -> SuiteResult:
+def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
+         levels=None) -> SuiteResult:
     started = time.monotonic()
     tests: dict[str, TestResult] = {}  # node id -> result, insertion = collection order
     finished: set[str] = set()
@@ -423,6 +426,8 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries)
                 cmd += ["--kata-impl-module", module_name]
             if sweep:
                 cmd += ["--kata-sweep", os.pathsep.join(str(p) for p in sweep)]
+            if levels and restarts == 0:  # a restart names its tests one by one
+                cmd += ["--kata-levels", ",".join(str(n) for n in levels)]
             remaining_wall = limits.wall_timeout - (time.monotonic() - started)
             cpu = int(max(remaining_wall, 1)) + 10
             secret_r, secret_w = os.pipe()
@@ -684,10 +689,13 @@ def _kill_group(child: subprocess.Popen) -> None:
 # --- scoring ----------------------------------------------------------------
 
 
-def score(result: SuiteResult, kata: Kata) -> SuiteResult:
-    """Fill in per-level and total points: level points x (weight passed / weight of its tests)."""
+def score(result: SuiteResult, kata: Kata, levels: list[int] | None = None) -> SuiteResult:
+    """Fill in per-level and total points: level points x (weight passed / weight of its tests).
+
+    `levels`: the levels graded (an exam question's, or those open so far); default every level."""
+    graded = [lv for lv in kata.levels if levels is None or lv.number in levels]
     levels = []
-    for lv in kata.levels:
+    for lv in graded:
         mine = [t for t in result.tests if t.task_id == lv.number]
         weight = sum(t.points for t in mine)
         won = sum(t.points for t in mine if t.status == PASS)
@@ -696,7 +704,7 @@ def score(result: SuiteResult, kata: Kata) -> SuiteResult:
                                  len(mine), earned, lv.points))
     result.levels = levels
     result.points_earned = round(sum(lv.points_earned for lv in levels), 2)
-    result.points_possible = kata.points
+    result.points_possible = sum(lv.points for lv in graded)
     return result
 
 
@@ -725,8 +733,10 @@ def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
 
 
 def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits = Limits(),
-          junit_xml: Path | None = None, code: str | None = None) -> SuiteResult:
-    """Grade `impl` (None: the reference) on the kata's hidden suite or its visible tests.
+          junit_xml: Path | None = None, code: str | None = None,
+          levels: list[int] | None = None) -> SuiteResult:
+    """Grade `impl` (None: the reference) on the kata's hidden suite or its visible tests; with
+    `levels`, on those levels' tests only (and scored over those levels only).
 
     The run works on a private copy (see the module docstring): `code`, when given, is the text to
     grade (a snapshot taken when the submission started), else `impl`'s content now. The hidden
@@ -756,7 +766,8 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
                 private_impl.write_text(code, encoding="utf-8")
             else:
                 shutil.copyfile(impl, private_impl)
-        result = run_tests([root / rel], private_impl, kata.module_name, root, limits, junit_xml)
+        result = run_tests([root / rel], private_impl, kata.module_name, root, limits, junit_xml,
+                           levels=levels)
     if suite == "hidden":
         try:
             verify_manifest(kata)
@@ -765,4 +776,4 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
             result.status = ERROR
             result.message = (f"tampered: {result.tampered}. A run whose verdicts cannot be trusted "
                               "scores 0 points; submit code that only solves the kata")
-    return score(result, kata)
+    return score(result, kata, levels)

@@ -67,6 +67,9 @@ def pytest_addoption(parser):
                     help="module name to import it under (default: the kata's learner module name)")
     group.addoption("--kata-events", default=None, metavar="PATH",
                     help="append one JSON line per test event to PATH")
+    group.addoption("--kata-levels", default=None, metavar="N,N",
+                    help="run only the tests of these levels (an exam question's, or the levels "
+                         "open so far); the others are deselected")
     group.addoption("--kata-sweep", default=None, metavar="PATHS",
                     help="run every test once per implementation in PATHS (separated by "
                          f"'{os.pathsep}'); an implementation's remaining tests are skipped once "
@@ -184,11 +187,25 @@ def markers_of(item) -> dict:
 
 
 def pytest_collection_modifyitems(session, config, items):
+    _select_levels(config, items)
     _insert_canaries(config, items)
     for item in items:
         for key, value in markers_of(item).items():
             if value is not None:
                 item.user_properties.append((key, value))
+
+
+def _select_levels(config, items) -> None:
+    raw = config.getoption("kata_levels")
+    if not raw:
+        return
+    wanted = {int(x) for x in raw.split(",") if x.strip()}
+    keep, drop = [], []
+    for item in items:
+        (keep if markers_of(item)["level"] in wanted else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 # --- canaries: tests that must fail, whatever the implementation -------------

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kata.catalog import CatalogError, Exam, Kata, Workbook
+from kata.catalog import REVEALS, CatalogError, Exam, Kata, Question, Workbook
 from kata.store import Session, Store, StoreError, Submission, still_live_message
 
 
@@ -39,42 +39,155 @@ class Started:
     abandoned: Session | None
     katas: list[Kata]
     prepared: list  # list[workspace.Prepared]
+    questions: list[Question]
 
 
-def resolve_target(wb: Workbook, target: str | None) -> tuple[str, str, list[Kata], int]:
-    """EXAM or SLUG (default: the default exam) -> (kind, name, katas, minutes)."""
+@dataclass
+class Plan:
+    """What `kata start` would start: shown as the briefing before the clock runs."""
+
+    kind: str  # 'exam' | 'kata'
+    name: str
+    title: str
+    description: str
+    minutes: float
+    questions: list[Question]
+    katas: list[Kata]
+
+
+def plan(wb: Workbook, target: str | None, minutes: float | None = None,
+         reveal: str | None = None) -> Plan:
+    """EXAM or SLUG (default: the default exam) -> the session it would start.
+
+    A single kata covers every level, shown one at a time (`reveal="all"`: all at once); an exam's
+    questions keep their own levels and reveal unless `reveal` overrides them."""
     from kata.catalog import DEFAULT_EXAM
 
+    if minutes is not None and not minutes > 0:
+        raise CatalogError(f"--minutes must be a positive number of minutes, got {minutes:g}")
+    if reveal is not None and reveal not in REVEALS:
+        raise CatalogError(f"--reveal '{reveal}' must be one of {', '.join(REVEALS)}")
     name = target or DEFAULT_EXAM
     if name in wb.exam_names():
         exam: Exam = wb.exam(name)
-        return "exam", exam.name, [wb.kata(s) for s in exam.katas], exam.minutes
+        questions = [Question(q.kata, q.levels, q.minutes, reveal or q.reveal) for q in exam.questions]
+        total = exam.minutes
+        if minutes is not None:  # scale every question's minutes with the clock
+            questions = [Question(q.kata, q.levels, round(q.minutes * minutes / total, 2), q.reveal)
+                         for q in questions]
+        return Plan("exam", exam.name, exam.title, exam.description, minutes or total, questions,
+                    [wb.kata(q.kata) for q in questions])
     if name in wb.slugs():
         kata = wb.kata(name)
-        return "kata", kata.slug, [kata], kata.minutes
-    exams = ", ".join(wb.exam_names()) or "none"
-    raise CatalogError(
-        f"'{name}' is neither an exam nor a kata; exams: {exams}; katas: {', '.join(wb.slugs())}"
-    )
+        q = Question(kata.slug, tuple(lv.number for lv in kata.levels), minutes or kata.minutes,
+                     reveal or "progressive")
+        return Plan("kata", kata.slug, kata.title, kata.summary, minutes or kata.minutes, [q], [kata])
+    raise CatalogError(unknown_target_message(wb, name))
+
+
+def unknown_target_message(wb: Workbook, name: str) -> str:
+    import difflib
+
+    exams, slugs = wb.exam_names(), wb.slugs()
+    close = difflib.get_close_matches(name, exams + slugs, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    return (f"'{name}' is neither an exam nor a kata.{hint} Exams: {', '.join(exams) or 'none'}; "
+            f"katas: {', '.join(slugs)}")
 
 
 def start(wb: Workbook, target: str | None, abandon: bool = False,
-          minutes: int | None = None) -> Started:
+          minutes: float | None = None, reveal: str | None = None,
+          planned: Plan | None = None) -> Started:
     from kata import workspace
 
-    kind, name, katas, default_minutes = resolve_target(wb, target)
-    if minutes is not None and minutes <= 0:
-        raise CatalogError(f"--minutes must be a positive whole number, got {minutes}")
+    p = planned or plan(wb, target, minutes, reveal)
     t = now()
     store = open_store(wb)
     # refuse before touching the workspace: a refused start changes nothing
     live = store.live_session(t)
     if live is not None and not abandon:
         raise StoreError(still_live_message(live, t))
-    prepared = workspace.prepare(wb, katas, t)
-    session, abandoned = store.start_session(kind, name, [k.slug for k in katas],
-                                             minutes or default_minutes, t, abandon=abandon)
-    return Started(session, abandoned, katas, prepared)
+    prepared = workspace.prepare(wb, p.katas, t)
+    session, abandoned = store.start_session(
+        p.kind, p.name, [k.slug for k in p.katas], p.minutes, t, abandon=abandon,
+        questions=[q.to_json() for q in p.questions])
+    return Started(session, abandoned, p.katas, prepared, p.questions)
+
+
+# --- questions and their levels -------------------------------------------------
+
+
+def questions_of(wb: Workbook, session: Session) -> list[Question]:
+    """The session's questions (a session from before questions existed: every level, shown)."""
+    if session.questions is not None:
+        return [Question.from_json(q) for q in session.questions]
+    out = []
+    for slug in session.katas:
+        try:
+            levels = tuple(lv.number for lv in wb.kata(slug).levels)
+        except CatalogError:
+            levels = ()
+        out.append(Question(slug, levels, 0, "all"))
+    return out
+
+
+def question_for(wb: Workbook, session: Session | None, slug: str) -> Question | None:
+    if session is None:
+        return None
+    return next((q for q in questions_of(wb, session) if q.kata == slug), None)
+
+
+def open_levels(question: Question, passed: dict[int, float]) -> list[int]:
+    """The levels a learner sees: all of the question's, or (progressive) the first and each one
+    whose predecessor has passed every hidden test."""
+    if question.reveal == "all":
+        return list(question.levels)
+    shown = [question.levels[0]]
+    for prev, lv in zip(question.levels, question.levels[1:]):
+        if prev not in passed:
+            break
+        shown.append(lv)
+    return shown
+
+
+@dataclass
+class View:
+    """What the learner may see of one kata now."""
+
+    kata: Kata
+    question: Question | None  # None: no live session holds the kata (study mode: everything)
+    levels: list[int]  # visible now
+    passed: dict[int, float]  # level -> when it first passed (session time base: epoch seconds)
+
+    @property
+    def progressive(self) -> bool:
+        return self.question is not None and self.question.reveal == "progressive"
+
+    @property
+    def complete(self) -> bool:
+        return self.question is None or self.levels == list(self.question.levels)
+
+
+def view(wb: Workbook, kata: Kata, session: Session | None = None, store: Store | None = None) -> View:
+    store = store or open_store(wb)
+    session = session if session is not None else store.live_session(now())
+    q = question_for(wb, session, kata.slug)
+    if q is None:
+        return View(kata, None, [lv.number for lv in kata.levels], {})
+    passed = store.passed_levels(session.id, kata.slug)
+    return View(kata, q, open_levels(q, passed), passed)
+
+
+def prompt_markdown(wb: Workbook, kata: Kata) -> tuple[View, str]:
+    """The prompt as the learner may see it now, with a note on the levels not shown."""
+    from kata.prompt import Prompt, level_note
+
+    v = view(wb, kata)
+    text = kata.prompt.read_text(encoding="utf-8")
+    if v.question is None:
+        return v, text
+    note = level_note(v.levels, list(v.question.levels), len(kata.levels), v.progressive)
+    return v, Prompt.parse(text).render(v.levels, note)
 
 
 # --- check and submit -------------------------------------------------------
@@ -85,7 +198,7 @@ def live_session(wb: Workbook) -> Session | None:
 
 
 def pick_katas(wb: Workbook, slug: str | None, all_: bool) -> list[Kata]:
-    """The katas a check/submit is about: SLUG, --all (the live session's), or the only one."""
+    """The katas a command is about: SLUG, --all (the live session's), or the only one."""
     if slug and all_:
         raise CatalogError("give a kata SLUG or --all, not both")
     if slug:
@@ -108,23 +221,36 @@ class Graded:
     result: object  # grading.SuiteResult
     session: Session | None  # the live session it counts for, if any
     submission: Submission | None = None
+    levels: list[int] | None = None  # the levels graded (None: every level)
+    opened: list[int] = field(default_factory=list)  # levels this submission opened
+    passed_now: list[int] = field(default_factory=list)  # levels it passed for the first time
 
 
 def _grade_file(wb: Workbook, kata: Kata, suite: str) -> Graded:
     from kata import grading, workspace
 
-    path, code = workspace.read_learner_file(wb, kata)
-    junit = wb.kata_dir / "junit" / f"{kata.slug}-{suite}.xml"  # the latest run, for CI systems
-    junit.parent.mkdir(parents=True, exist_ok=True)
-    result = grading.grade(kata, path, suite=suite, junit_xml=junit)
-    t = now()
+    path, code = workspace.read_learner_file(wb, kata)  # the snapshot graded and recorded
+    t = now()  # a submission counts from when it starts
     store = open_store(wb)
     session = store.live_session(t)
-    if session is not None and kata.slug not in session.katas:
+    v = view(wb, kata, session, store)
+    if v.question is None:
         session = None
+    levels = v.levels if v.question is not None else None
+    junit = wb.kata_dir / "junit" / f"{kata.slug}-{suite}.xml"  # the latest run, for CI systems
+    junit.parent.mkdir(parents=True, exist_ok=True)
+    result = grading.grade(kata, path, suite=suite, junit_xml=junit, code=code, levels=levels)
     sub = store.add_submission(session.id if session else None, kata.slug, code,
                                result.to_json(), t, suite=suite)
-    return Graded(kata, path, result, session, sub)
+    graded = Graded(kata, path, result, session, sub, levels)
+    if suite == "hidden" and session is not None and not result.tampered:
+        for lv in result.levels:
+            if lv.total and lv.passed == lv.total and \
+                    store.record_level_passed(session.id, kata.slug, lv.level, t, sub.id):
+                graded.passed_now.append(lv.level)
+        after = open_levels(v.question, store.passed_levels(session.id, kata.slug))
+        graded.opened = [lv for lv in after if lv not in v.levels]
+    return graded
 
 
 def check(wb: Workbook, katas: list[Kata]) -> list[Graded]:
@@ -154,14 +280,16 @@ class Hint:
 
 
 def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
-    """Reveal and record the next hint (in the live session if it holds the kata). None: all shown."""
+    """Reveal and record the next hint of an open level (in the live session if it holds the kata).
+    None: every hint of the open levels is shown already."""
     store = open_store(wb)
     t = now()
     session = store.live_session(t)
     sid = session.id if session and kata.slug in session.katas else None
     shown = set(store.revealed_hints(kata.slug, sid))
+    visible = view(wb, kata, session, store).levels  # no hint for a level not open yet
     for i, (level, text) in enumerate(kata.hints):
-        if i not in shown:
+        if i not in shown and level in visible:
             store.reveal_hint(sid, kata.slug, i, t)
             return Hint(kata, i, level, text, len(kata.hints))
     return None
@@ -197,6 +325,10 @@ class QuestionReview:
     points_earned: float
     points_possible: float
     result: object | None  # grading.SuiteResult
+    levels: list[int] = field(default_factory=list)  # the question's levels
+    levels_open: list[int] = field(default_factory=list)
+    splits: dict[int, float] = field(default_factory=dict)  # level -> seconds into the session
+    submit_times: list[float] = field(default_factory=list)  # seconds into the session
 
 
 @dataclass
@@ -211,6 +343,14 @@ class Review:
     @property
     def points_possible(self) -> float:
         return sum(q.points_possible for q in self.questions)
+
+
+def _question_points(wb: Workbook, q: Question) -> tuple[str, float]:
+    try:
+        kata = wb.kata(q.kata)
+    except CatalogError:
+        return q.kata, 0.0
+    return kata.title, float(sum(lv.points for lv in kata.levels if lv.number in q.levels))
 
 
 def review(wb: Workbook, session_id: int | None) -> Review:
@@ -235,44 +375,54 @@ def review(wb: Workbook, session_id: int | None) -> Review:
                 f"session {session.id} is still live: review opens after its deadline or `kata finish`"
             )
     rev = Review(session)
-    for slug in session.katas:
-        try:
-            kata = wb.kata(slug)
-            title, possible = kata.title, kata.points
-        except CatalogError:
-            kata, title, possible = None, slug, 0
-        subs = store.submissions(session_id=session.id, slug=slug, suite=None)
+    for q in questions_of(wb, session):
+        title, possible = _question_points(wb, q)
+        subs = store.submissions(session_id=session.id, slug=q.kata, suite=None)
         hidden = [s for s in subs if s.suite == "hidden"]
-        official = store.official_submission(session, slug)
+        official = store.official_submission(session, q.kata)
         result = SuiteResult.from_json(official.result) if official else None
+        passed = {lv: at for lv, at in store.passed_levels(session.id, q.kata).items()
+                  if at <= session.cutoff()}
         rev.questions.append(QuestionReview(
-            slug=slug, title=title, submission=official, submissions=len(hidden),
+            slug=q.kata, title=title, submission=official, submissions=len(hidden),
             first_activity=(subs[0].submitted_at - session.started_at) if subs else None,
             last_submission=(official.submitted_at - session.started_at) if official else None,
             points_earned=official.points_earned if official else 0.0,
-            points_possible=official.points_possible if official else possible,
+            points_possible=possible,
             result=result,
+            levels=list(q.levels),
+            levels_open=open_levels(q, passed),
+            splits={lv: round(at - session.started_at, 1) for lv, at in sorted(passed.items())},
+            submit_times=[round(s.submitted_at - session.started_at, 1) for s in hidden],
         ))
     return rev
 
 
-def history(wb: Workbook) -> list[tuple[Session, float, float]]:
-    """Every session with its official score (points earned, possible)."""
+@dataclass
+class HistoryRow:
+    session: Session
+    points_earned: float
+    points_possible: float
+    splits: dict[str, dict[int, float]]  # slug -> level -> seconds into the session it passed
+
+
+def history(wb: Workbook) -> list[HistoryRow]:
+    """Every session with its official score and the split times of the levels passed."""
     store = open_store(wb)
     rows = []
     for s in store.sessions(now()):
         earned = possible = 0.0
-        for slug in s.katas:
-            official = store.official_submission(s, slug)
+        splits: dict[str, dict[int, float]] = {}
+        for q in questions_of(wb, s):
+            official = store.official_submission(s, q.kata)
+            possible += _question_points(wb, q)[1]
             if official:
                 earned += official.points_earned
-                possible += official.points_possible
-            else:
-                try:
-                    possible += wb.kata(slug).points
-                except CatalogError:
-                    pass
-        rows.append((s, round(earned, 2), possible))
+            passed = store.passed_levels(s.id, q.kata)
+            if passed:
+                splits[q.kata] = {lv: round(at - s.started_at, 1) for lv, at in sorted(passed.items())
+                                  if at <= s.cutoff()}
+        rows.append(HistoryRow(s, round(earned, 2), possible, splits))
     return rows
 
 
@@ -283,7 +433,10 @@ class QuestionStatus:
     file: Path
     exists: bool
     visible: tuple[int, int] | None  # (passed, total) of the last check
-    hidden: tuple[float, float] | None  # (points earned, possible) of the last submission
+    hidden: tuple[float, float] | None  # (points earned, possible over the question's levels)
+    levels: list[int] = field(default_factory=list)
+    levels_open: list[int] = field(default_factory=list)
+    minutes: float = 0
 
 
 def status(wb: Workbook) -> tuple[Session | None, float, list[QuestionStatus]]:
@@ -293,15 +446,18 @@ def status(wb: Workbook) -> tuple[Session | None, float, list[QuestionStatus]]:
     if session is None:
         return None, 0.0, []
     rows = []
-    for slug in session.katas:
-        kata = wb.kata(slug)
-        checks = store.submissions(session_id=session.id, slug=slug, suite="visible")
-        subs = store.submissions(session_id=session.id, slug=slug, suite="hidden")
+    for q in questions_of(wb, session):
+        kata = wb.kata(q.kata)
+        checks = store.submissions(session_id=session.id, slug=q.kata, suite="visible")
+        subs = store.submissions(session_id=session.id, slug=q.kata, suite="hidden")
         visible = None
         if checks:
             tests = checks[-1].result.get("tests", [])
             visible = (sum(x["status"] == "pass" for x in tests), len(tests))
-        hidden = (subs[-1].points_earned, subs[-1].points_possible) if subs else None
+        possible = _question_points(wb, q)[1]
+        hidden = (subs[-1].points_earned, possible) if subs else None
         path = wb.workspace_file(kata)
-        rows.append(QuestionStatus(slug, kata.title, path, path.is_file(), visible, hidden))
+        passed = store.passed_levels(session.id, q.kata)
+        rows.append(QuestionStatus(q.kata, kata.title, path, path.is_file(), visible, hidden,
+                                   list(q.levels), open_levels(q, passed), q.minutes))
     return session, session.remaining(t), rows

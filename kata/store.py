@@ -3,12 +3,18 @@
 Tables (schema version in `PRAGMA user_version`, migrated forward on open):
 
     sessions     id, kind ('exam'|'kata'), name, katas (JSON list of slugs),
-                 started_at, deadline, finished_at, status ('live'|'finished'|'abandoned')
+                 started_at, deadline, finished_at, status ('live'|'finished'|'abandoned'),
+                 questions (v2: JSON list of {kata, levels, minutes, reveal}; NULL: every level of
+                 each kata, all shown), ended_by (v2: 'finish'|'deadline'|'abandon'; a session
+                 that ran out is reported as 'timed_out')
     submissions  id, session_id (NULL: practice outside a session), slug, submitted_at,
                  code (the file's full text), result (the full JSON result), points_earned,
                  points_possible, status, suite ('hidden': `kata submit`; 'visible': `kata check`,
                  kept so that every version of the learner's code is snapshotted)
     hints        id, session_id, slug, hint_index, revealed_at
+    level_events id, session_id, slug, level, event ('passed'), at, submission_id (v2: the first
+                 submission in the session that passed every hidden test of a level: it opens
+                 the next level of a progressive question, and gives the split times)
 
 Every write is one `BEGIN IMMEDIATE` transaction with a busy timeout, in WAL mode, so two `kata`
 processes at once serialise instead of corrupting anything. Times are seconds since the epoch,
@@ -27,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # version -> statements that bring the previous version to it
 MIGRATIONS: dict[int, list[str]] = {
@@ -63,6 +69,23 @@ MIGRATIONS: dict[int, list[str]] = {
             revealed_at REAL NOT NULL
         )""",
     ],
+    2: [
+        "ALTER TABLE sessions ADD COLUMN questions TEXT",
+        "ALTER TABLE sessions ADD COLUMN ended_by TEXT",
+        "UPDATE sessions SET ended_by = 'deadline' WHERE status = 'finished' AND finished_at = deadline",
+        "UPDATE sessions SET ended_by = 'finish' WHERE status = 'finished' AND ended_by IS NULL",
+        "UPDATE sessions SET ended_by = 'abandon' WHERE status = 'abandoned'",
+        """CREATE TABLE level_events (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            slug TEXT NOT NULL,
+            level INTEGER NOT NULL,
+            event TEXT NOT NULL CHECK (event IN ('passed')),
+            at REAL NOT NULL,
+            submission_id INTEGER REFERENCES submissions(id),
+            UNIQUE (session_id, slug, level, event)
+        )""",
+    ],
 }
 
 
@@ -79,10 +102,19 @@ class Session:
     started_at: float
     deadline: float
     finished_at: float | None
-    status: str
+    stored_status: str  # 'live' | 'finished' | 'abandoned', as in the table
+    questions: tuple[dict, ...] | None = None  # {kata, levels, minutes, reveal}; None: v1 session
+    ended_by: str | None = None  # 'finish' | 'deadline' | 'abandon'
+
+    @property
+    def status(self) -> str:
+        """live | finished | timed_out | abandoned."""
+        if self.stored_status == "finished" and self.ended_by == "deadline":
+            return "timed_out"
+        return self.stored_status
 
     def is_live(self, now: float) -> bool:
-        return self.status == "live" and now < self.deadline
+        return self.stored_status == "live" and now < self.deadline
 
     def cutoff(self) -> float:
         """Submissions at or before this moment count."""
@@ -115,8 +147,10 @@ def still_live_message(session: Session, now: float) -> str:
 
 
 def _session(row) -> Session:
+    questions = json.loads(row["questions"]) if row["questions"] else None
     return Session(row["id"], row["kind"], row["name"], tuple(json.loads(row["katas"])),
-                   row["started_at"], row["deadline"], row["finished_at"], row["status"])
+                   row["started_at"], row["deadline"], row["finished_at"], row["status"],
+                   tuple(questions) if questions is not None else None, row["ended_by"])
 
 
 def _submission(row) -> Submission:
@@ -210,7 +244,7 @@ class Store:
     def _expire(self, db, now: float) -> None:
         """A live session whose deadline passed becomes finished at its deadline."""
         db.execute(
-            "UPDATE sessions SET status = 'finished', finished_at = deadline "
+            "UPDATE sessions SET status = 'finished', finished_at = deadline, ended_by = 'deadline' "
             "WHERE status = 'live' AND deadline <= ?",
             (now,),
         )
@@ -222,7 +256,8 @@ class Store:
         return _session(row) if row else None
 
     def start_session(self, kind: str, name: str, katas: list[str], minutes: float, now: float,
-                      abandon: bool = False) -> tuple[Session, Session | None]:
+                      abandon: bool = False, questions: list[dict] | None = None
+                      ) -> tuple[Session, Session | None]:
         """Open a session; refuse while another is live unless `abandon`. Returns (new, abandoned)."""
         with self.transaction() as db:
             self._expire(db, now)
@@ -231,12 +266,13 @@ class Store:
             if old is not None:
                 if not abandon:
                     raise StoreError(still_live_message(old, now))
-                db.execute("UPDATE sessions SET status = 'abandoned', finished_at = ? WHERE id = ?",
-                           (now, old.id))
+                db.execute("UPDATE sessions SET status = 'abandoned', finished_at = ?, "
+                           "ended_by = 'abandon' WHERE id = ?", (now, old.id))
             cur = db.execute(
-                "INSERT INTO sessions (kind, name, katas, started_at, deadline, status) "
-                "VALUES (?, ?, ?, ?, ?, 'live')",
-                (kind, name, json.dumps(list(katas)), now, now + minutes * 60),
+                "INSERT INTO sessions (kind, name, katas, started_at, deadline, status, questions) "
+                "VALUES (?, ?, ?, ?, ?, 'live', ?)",
+                (kind, name, json.dumps(list(katas)), now, now + minutes * 60,
+                 json.dumps(questions) if questions is not None else None),
             )
             new = _session(db.execute("SELECT * FROM sessions WHERE id = ?", (cur.lastrowid,)).fetchone())
         return new, old
@@ -244,9 +280,10 @@ class Store:
     def finish_session(self, session_id: int, now: float) -> Session:
         with self.transaction() as db:
             db.execute(
-                "UPDATE sessions SET status = 'finished', finished_at = MIN(deadline, ?) "
+                "UPDATE sessions SET status = 'finished', finished_at = MIN(deadline, ?), "
+                "ended_by = CASE WHEN ? >= deadline THEN 'deadline' ELSE 'finish' END "
                 "WHERE id = ? AND status = 'live'",
-                (now, session_id),
+                (now, now, session_id),
             )
             row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
         if row is None:
@@ -320,6 +357,27 @@ class Store:
             "FROM submissions WHERE suite = 'hidden' GROUP BY slug"
         ).fetchall()
         return {r["slug"]: (r["best"], r["possible"]) for r in rows}
+
+    # --- levels -------------------------------------------------------------
+
+    def record_level_passed(self, session_id: int, slug: str, level: int, now: float,
+                            submission_id: int | None) -> bool:
+        """Record the first time `level` of `slug` passed in the session; False if it already had."""
+        with self.transaction() as db:
+            cur = db.execute(
+                "INSERT OR IGNORE INTO level_events (session_id, slug, level, event, at, submission_id) "
+                "VALUES (?, ?, ?, 'passed', ?, ?)",
+                (session_id, slug, level, now, submission_id),
+            )
+        return cur.rowcount == 1
+
+    def passed_levels(self, session_id: int, slug: str) -> dict[int, float]:
+        """level -> when it first passed every hidden test, in the session."""
+        rows = self.db.execute(
+            "SELECT level, at FROM level_events WHERE session_id = ? AND slug = ? AND event = 'passed'",
+            (session_id, slug),
+        ).fetchall()
+        return {r["level"]: r["at"] for r in rows}
 
     # --- hints --------------------------------------------------------------
 

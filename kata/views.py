@@ -86,3 +86,48 @@ def test_lines(result: SuiteResult, reveal: bool, detail: bool = False) -> None:
 def _indent(text: str, n: int) -> str:
     pad = " " * n
     return "\n".join(pad + line for line in text.splitlines())
+
+
+def splits_text(splits: dict[str, dict[int, float]]) -> str:
+    """{'token-batcher': {1: 730.0, 2: 1900.5}} -> 'token-batcher L1 12:10 L2 31:40'."""
+    return "; ".join(f"{slug} " + " ".join(f"L{lv} {clock(t)}" for lv, t in sp.items())
+                     for slug, sp in splits.items() if sp)
+
+
+def briefing(plan, bundle: bool = False) -> None:
+    """What a session will be, before its clock starts: questions, minutes, rules."""
+    out = console()
+    out.print(f"[bold]{escape(plan.title)}[/] ({clock(plan.minutes * 60)})")
+    if plan.description:
+        out.print(escape(plan.description))
+    out.print("")
+    for i, (q, kata) in enumerate(zip(plan.questions, plan.katas), start=1):
+        levels = ("all levels" if len(q.levels) == len(kata.levels) and len(q.levels) > 1
+                  else "level " + ", ".join(map(str, q.levels)) if len(q.levels) == 1
+                  else "levels " + ", ".join(map(str, q.levels)))
+        how = ", one at a time" if q.reveal == "progressive" and len(q.levels) > 1 else ""
+        out.print(f"  Q{i}. {escape(kata.title)} ({kata.slug}): {levels}{how}, "
+                  f"about {q.minutes:g} min")
+    out.print("")
+    out.print("Rules:")
+    rules = []
+    if bundle:
+        rules.append("`kata check SLUG` runs the visible examples; your instructor grades the "
+                     "hidden tests.")
+    else:
+        rules.append("`kata submit SLUG` grades your file on the hidden tests, as often as you like.")
+        rules.append("A submission counts if it starts before the deadline; the last one counts.")
+    if any(q.reveal == "progressive" and len(q.levels) > 1 for q in plan.questions):
+        rules.append("The next level opens when every hidden test of the current one passes.")
+    rules.append("It ends at the deadline or with `kata finish`; then `kata review` shows every "
+                 "hidden test you missed.")
+    for rule in rules:
+        out.print(_hanging("  - ", rule, out.width))
+
+
+def _hanging(first: str, text: str, width: int) -> str:
+    """`text` wrapped to `width`, the first line after `first`, the rest indented under it."""
+    import textwrap
+
+    return textwrap.fill(text, width=max(40, width - 1), initial_indent=first,
+                         subsequent_indent=" " * len(first))

@@ -155,3 +155,59 @@ def test_any_exam_file_loads_or_is_one_catalog_error(tmp_path_factory, doc):
     except CatalogError as exc:
         text = str(exc)
         assert "\n" not in text and str(path) in text, text
+
+
+# --- exam format v2: questions with levels and minutes --------------------------------------------
+
+QUESTIONS_OK = '''title = "T"
+minutes = 30
+[[questions]]
+kata = "adder"
+levels = [2, 1]
+minutes = 30
+reveal = "progressive"
+'''
+
+
+def _exam(root, text):
+    (root / "exams" / "x.toml").write_text(text)
+    return Workbook(root, root).exam("x")
+
+
+def test_questions_load_with_levels_minutes_and_reveal(fixture_workbook):
+    exam = _exam(fixture_workbook, QUESTIONS_OK)
+    (q,) = exam.questions
+    assert (q.kata, q.levels, q.minutes, q.reveal) == ("adder", (1, 2), 30, "progressive")
+    assert exam.katas == ("adder",)
+
+
+def test_the_old_katas_form_still_loads_with_every_level(fixture_workbook):
+    exam = Workbook(fixture_workbook, fixture_workbook).exam("mini")
+    (q,) = exam.questions
+    assert (q.kata, q.levels, q.minutes, q.reveal) == ("adder", (1, 2), 5, "all")
+
+
+@pytest.mark.parametrize("change, message", [
+    (("levels = [2, 1]", "levels = [3]"), "questions[1]: kata 'adder' has no level 3 (levels are 1..2)"),
+    (("levels = [2, 1]", "levels = [1, 1]"), "questions[1]: a level is listed twice in 'levels'"),
+    (("levels = [2, 1]", "levels = []"), "questions[1]: 'levels' is empty"),
+    (("levels = [2, 1]", "levels = [true]"), "questions[1]: every item of 'levels' must be a level number"),
+    (('kata = "adder"', 'kata = "nope"'), "questions[1]: unknown kata 'nope'"),
+    (("minutes = 30\nreveal", "minutes = 20\nreveal"), "the questions' minutes add up to 20, but minutes = 30"),
+    (("minutes = 30\nreveal", "minutes = 0\nreveal"), "questions[1]: minutes must be a positive whole number"),
+    (('reveal = "progressive"', 'reveal = "later"'), "questions[1]: reveal 'later' must be one of all, progressive"),
+    (('reveal = "progressive"', 'reveal = "all"\nhints = 3'), "questions[1]: unknown key 'hints'"),
+    (("[[questions]]", 'katas = ["adder"]\n[[questions]]'), "give either 'katas' (a list of slugs) or [[questions]] tables"),
+])
+def test_exam_errors_are_one_line_naming_file_and_field(fixture_workbook, change, message):
+    with pytest.raises(CatalogError) as err:
+        _exam(fixture_workbook, QUESTIONS_OK.replace(*change))
+    text = str(err.value)
+    assert message in text and "exams/x.toml" in text and "\n" not in text
+
+
+def test_a_kata_in_two_questions_is_an_error(fixture_workbook):
+    text = QUESTIONS_OK.replace("minutes = 30\nreveal", "minutes = 15\nreveal") + (
+        '[[questions]]\nkata = "adder"\nminutes = 15\n')
+    with pytest.raises(CatalogError, match="kata 'adder' is in two questions"):
+        _exam(fixture_workbook, text)

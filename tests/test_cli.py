@@ -51,7 +51,7 @@ def test_full_session_with_the_reference_gets_full_marks(wb, isolated_state):
 
 
 def test_stub_scores_zero_with_per_level_output(wb, isolated_state):
-    kata("start", "adder")
+    kata("start", "adder", "--reveal", "all")
     check = kata("check", code=1).output
     assert "0/2 pass" in check and "NotImplementedError" in check
     sub = kata("submit", code=1).output

@@ -38,10 +38,40 @@ def test_kata_has_a_bug_zoo_of_twelve(slug):
     assert len(bugs) >= 12, f"{slug}: {len(bugs)} bugs in tests/bugs/{slug}/, KATAS.md asks for 12"
 
 
-def test_default_exam_holds_the_four_assessment_katas():
+def test_default_exam_is_calibrated_like_the_real_assessment():
+    """Four Easy-Medium questions in 90 minutes, none over 25; each shows at most 1,000 words of
+    prose (4,000 for the exam), like the real round's ~22 minutes a question including reading."""
+    from kata.prompt import Prompt, prose_words
+
     exam = WB.exam("llm-infra-oa")
-    assert exam.minutes == 90
+    assert exam.minutes == 90 and sum(q.minutes for q in exam.questions) == 90
     assert exam.katas == ("token-batcher", "priority-scheduler", "streaming-token-counter", "lora-memory-math")
+    total = 0
+    for q in exam.questions:
+        assert q.minutes <= 25, q
+        kata = WB.kata(q.kata)
+        words = prose_words(Prompt.parse(kata.prompt.read_text()).render(q.levels))
+        assert words <= 1000, (q.kata, words)
+        total += words
+    assert total <= 4000, total
+
+
+@pytest.mark.parametrize("slug", ["token-batcher", "priority-scheduler", "streaming-token-counter",
+                                  "lora-memory-math"])
+def test_the_reference_scores_full_marks_on_its_default_exam_question(slug):
+    (q,) = [q for q in WB.exam("llm-infra-oa").questions if q.kata == slug]
+    result = grade(WB.kata(slug), None, levels=list(q.levels))
+    assert result.status == "pass" and result.points_earned == result.points_possible
+    assert {t.task_id for t in result.tests} == set(q.levels)
+    assert [lv.level for lv in result.levels] == list(q.levels)
+
+
+def test_the_full_exam_holds_every_level_of_the_four_katas():
+    exam = WB.exam("llm-infra-full")
+    assert exam.katas == WB.exam("llm-infra-oa").katas
+    for q in exam.questions:
+        assert q.levels == tuple(lv.number for lv in WB.kata(q.kata).levels)
+        assert q.reveal == "progressive"
 
 
 HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
