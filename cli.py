@@ -250,14 +250,14 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     if s is None:
         typer.echo("No live session. Start one with `kata start` (see `kata list`).")
         return
-    from kata.views import clock
+    from kata.views import clock, levels_label
 
     con = out()
     con.print(f"[bold]Session {s.id}[/] ({s.name}): [bold]{clock(remaining)}[/] left")
     for i, r in enumerate(rows, start=1):
         vis = f"visible {r.visible[0]}/{r.visible[1]}" if r.visible else "not checked"
         hid = f"hidden {r.hidden[0]:g}/{r.hidden[1]:g} pts" if r.hidden else "not submitted"
-        lv = f"L{len(r.levels_open)}/{len(r.levels)} open" if len(r.levels) > 1 else f"L{r.levels[0]}"
+        lv = levels_label(r.levels, r.levels_open)
         missing = "" if r.exists else " [red](file missing)[/]"
         con.print(f"  Q{i}. {r.slug:<24} {lv:<10} {vis:<14} {hid}{missing}")
 

@@ -131,3 +131,11 @@ def _hanging(first: str, text: str, width: int) -> str:
 
     return textwrap.fill(text, width=max(40, width - 1), initial_indent=first,
                          subsequent_indent=" " * len(first))
+
+
+def levels_label(levels: list[int], open_: list[int]) -> str:
+    """[1] -> 'L1'; all of [1, 2, 3] open -> 'L1-3'; [1, 2] of [1..4] open -> 'L1-2 of 4'."""
+    if len(levels) == 1:
+        return f"L{levels[0]}"
+    span = f"L{open_[0]}-{open_[-1]}" if len(open_) > 1 else f"L{open_[0]}"
+    return span if list(open_) == list(levels) else f"{span} of {len(levels)}"

@@ -91,3 +91,25 @@ def test_an_always_equal_object_no_scan_sees_still_earns_zero(slug):
     """The type-strict comparisons (kata.strict.same) hold without the import-time scan."""
     result = grade(WB.kata(slug), HOSTILE / "always_equal_hidden.py")
     assert result.points_earned == 0, [t.name for t in result.tests if t.status == "pass"]
+
+
+def test_token_batcher_alone_opens_level_two_after_the_reference_passes_level_one(isolated_state):
+    import json
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from cli import app
+
+    def run(*args, code=0):
+        result = CliRunner().invoke(app, list(args))
+        assert result.exit_code == code, result.output
+        return result.output
+
+    run("start", "token-batcher", "--yes")
+    assert json.loads(run("show", "--json"))["levels"] == [1]
+    shutil.copyfile(WB.kata("token-batcher").solution, isolated_state / "workspace" / "token_batcher.py")
+    assert "Level 2 is open" in run("submit")
+    assert json.loads(run("show", "--json"))["levels"] == [1, 2]
+    run("start", "token-batcher", "--yes", "--reveal", "all", "--abandon")
+    assert json.loads(run("show", "--json"))["levels"] == [1, 2, 3, 4]
