@@ -50,6 +50,7 @@ def main(
     Start with `kata start` (the 90-minute, four-question assessment) or `kata start SLUG`.
     """
     _state["workbook"] = workbook
+    _state["settled"] = False
 
 
 # --- plumbing ---------------------------------------------------------------
@@ -92,9 +93,28 @@ def _store_path() -> str:
 
 
 def workbook():
+    """The workbook, after settling any session whose clock ran out (its last saved work is
+    auto-submitted by the first command after the deadline; see kata.session.settle)."""
     from kata.catalog import Workbook
 
-    return Workbook.find(_state["workbook"])
+    wb = Workbook.find(_state["workbook"])
+    if not _state.get("settled"):
+        _state["settled"] = True
+        _settle(wb)
+    return wb
+
+
+def _settle(wb) -> None:
+    from kata import session
+    from kata.views import clock
+
+    if not (wb.kata_dir / "kata.db").exists():
+        return
+    for a in session.settle(wb):
+        sub = a.submission
+        typer.echo(f"Session {a.session.id} ({a.session.name}) ran out: auto-submitted {a.kata.slug}, "
+                   f"the version saved at {clock(a.saved_at - a.session.started_at)}: "
+                   f"{sub.points_earned:g}/{sub.points_possible:g} points.", err=True)
 
 
 def _interactive() -> bool:
@@ -376,6 +396,7 @@ def review(
             "points_earned": rev.points_earned, "points_possible": rev.points_possible,
             "questions": [{
                 "kata": q.slug, "submissions": q.submissions, "levels": q.levels,
+                "auto_submitted": bool(q.submission and q.submission.auto),
                 "level_passed_s": {str(lv): t for lv, t in q.splits.items()},
                 "submitted_s": q.submit_times,
                 "first_activity_s": q.first_activity, "last_submission_s": q.last_submission,
@@ -395,9 +416,9 @@ def review(
             continue
         spent = ""
         if q.first_activity is not None and q.last_submission is not None:
-            spent = (f", worked from {clock(q.first_activity)} to {clock(q.last_submission)} "
-                     f"({clock(q.last_submission - q.first_activity)})")
-        con.print(f"  counted: the last of {q.submissions} submission(s) before the cutoff{spent}")
+            spent = (f", made at {clock(q.last_submission)}; worked from {clock(q.first_activity)}")
+        auto = " (auto-submitted at the deadline)" if q.submission and q.submission.auto else ""
+        con.print(f"  counted: the best of {q.submissions} submission(s) before the cutoff{spent}{auto}")
         if q.splits:
             con.print("  levels passed at: " + ", ".join(f"L{lv} {clock(t)}" for lv, t in q.splits.items())
                       + f" (of levels {', '.join(map(str, q.levels))})")
@@ -443,6 +464,7 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
         emit_json([{"session": r.session.id, "kind": r.session.kind, "name": r.session.name,
                     "status": r.session.status, "started_at": r.session.started_at,
                     "points_earned": r.points_earned, "points_possible": r.points_possible,
+                    "auto_submitted": r.auto_submitted,
                     "level_passed_s": {slug: {str(lv): t for lv, t in sp.items()}
                                        for slug, sp in r.splits.items()}}
                    for r in rows])

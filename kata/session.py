@@ -267,6 +267,72 @@ def submit(wb: Workbook, katas: list[Kata]) -> list[Graded]:
     return [_grade_file(wb, k, "hidden") for k in katas]
 
 
+# --- the deadline -----------------------------------------------------------------
+
+
+@dataclass
+class AutoSubmitted:
+    session: Session
+    kata: Kata
+    saved_at: float  # epoch seconds: when the version graded was saved
+    submission: Submission
+
+
+def settle(wb: Workbook) -> list[AutoSubmitted]:
+    """Auto-submit, for every session that ran out and is not settled yet, the last version of each
+    question's file saved at or before the deadline: the newest of the snapshots kata took (checks
+    and submissions) and the workspace file itself (by its modification time). A version already
+    submitted is not graded twice. Run by the first `kata` command after a deadline; each session
+    is settled once, by whichever process claims it first."""
+    from kata import grading
+
+    store = open_store(wb)
+    t = now()
+    done = []
+    for s in store.unsettled_timed_out(t):
+        if not store.claim_settlement(s.id, t):
+            continue
+        for q in questions_of(wb, s):
+            try:
+                kata = wb.kata(q.kata)
+            except CatalogError:
+                continue
+            candidates = [(snap.submitted_at, snap.code) for snap in store.snapshots(s.id, q.kata)
+                          if snap.submitted_at <= s.deadline]
+            path = wb.workspace_file(kata)
+            try:
+                mtime = path.stat().st_mtime
+                if s.started_at <= mtime <= s.deadline:
+                    candidates.append((mtime, path.read_text(encoding="utf-8")))
+            except (OSError, UnicodeDecodeError):
+                pass
+            if not candidates:
+                continue
+            saved_at, code = max(candidates, key=lambda c: c[0])
+            if any(sub.code == code for sub in store.counted_submissions(s, q.kata)):
+                continue  # that version was graded already
+            if not kata.grader.is_dir():
+                continue  # a student bundle: no hidden suite here
+            # The saved version is the final answer: levels open as far as it passes them, in
+            # order, as they would have on submits (a level counts only if every earlier one passed).
+            result = grading.grade(kata, path, "hidden", code=code, levels=list(q.levels))
+            if q.reveal == "progressive":
+                reached = []
+                for lv in result.levels:
+                    reached.append(lv.level)
+                    if not (lv.total and lv.passed == lv.total):
+                        break
+                result.tests = [t for t in result.tests if t.task_id in reached]
+                grading.score(result, kata, reached)
+            sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True)
+            if not result.tampered:
+                for lv in result.levels:
+                    if lv.total and lv.passed == lv.total:
+                        store.record_level_passed(s.id, q.kata, lv.level, saved_at, sub.id)
+            done.append(AutoSubmitted(s, kata, saved_at, sub))
+    return done
+
+
 # --- hints ------------------------------------------------------------------
 
 
@@ -404,6 +470,7 @@ class HistoryRow:
     points_earned: float
     points_possible: float
     splits: dict[str, dict[int, float]]  # slug -> level -> seconds into the session it passed
+    auto_submitted: list[str] = field(default_factory=list)  # slugs whose counted score is an auto-submission
 
 
 def history(wb: Workbook) -> list[HistoryRow]:
@@ -413,16 +480,19 @@ def history(wb: Workbook) -> list[HistoryRow]:
     for s in store.sessions(now()):
         earned = possible = 0.0
         splits: dict[str, dict[int, float]] = {}
+        auto: list[str] = []
         for q in questions_of(wb, s):
             official = store.official_submission(s, q.kata)
             possible += _question_points(wb, q)[1]
             if official:
                 earned += official.points_earned
+                if official.auto:
+                    auto.append(q.kata)
             passed = store.passed_levels(s.id, q.kata)
             if passed:
                 splits[q.kata] = {lv: round(at - s.started_at, 1) for lv, at in sorted(passed.items())
                                   if at <= s.cutoff()}
-        rows.append(HistoryRow(s, round(earned, 2), possible, splits))
+        rows.append(HistoryRow(s, round(earned, 2), possible, splits, auto))
     return rows
 
 

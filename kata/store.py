@@ -6,11 +6,13 @@ Tables (schema version in `PRAGMA user_version`, migrated forward on open):
                  started_at, deadline, finished_at, status ('live'|'finished'|'abandoned'),
                  questions (v2: JSON list of {kata, levels, minutes, reveal}; NULL: every level of
                  each kata, all shown), ended_by (v2: 'finish'|'deadline'|'abandon'; a session
-                 that ran out is reported as 'timed_out')
+                 that ran out is reported as 'timed_out'), settled_at (v2: when the work saved
+                 before the deadline was auto-submitted)
     submissions  id, session_id (NULL: practice outside a session), slug, submitted_at,
                  code (the file's full text), result (the full JSON result), points_earned,
                  points_possible, status, suite ('hidden': `kata submit`; 'visible': `kata check`,
-                 kept so that every version of the learner's code is snapshotted)
+                 kept so that every version of the learner's code is snapshotted), auto (v2: 1 for
+                 the auto-submission of the last version saved before the deadline)
     hints        id, session_id, slug, hint_index, revealed_at
     level_events id, session_id, slug, level, event ('passed'), at, submission_id (v2: the first
                  submission in the session that passed every hidden test of a level: it opens
@@ -20,8 +22,9 @@ Every write is one `BEGIN IMMEDIATE` transaction with a busy timeout, in WAL mod
 processes at once serialise instead of corrupting anything. Times are seconds since the epoch,
 passed in by the caller (tests pass their own clock).
 
-The deadline rule: a session's official submission for a kata is its last submission made at or
-before the cutoff, where the cutoff is the deadline, or the moment `kata finish` ended it if earlier.
+The deadline rule: a submission counts when it *starts* at or before the cutoff (the deadline, or
+the moment `kata finish` ended the session if earlier); a session's official submission for a kata
+is its best counted one (most points; the later of equals).
 """
 
 from __future__ import annotations
@@ -72,6 +75,8 @@ MIGRATIONS: dict[int, list[str]] = {
     2: [
         "ALTER TABLE sessions ADD COLUMN questions TEXT",
         "ALTER TABLE sessions ADD COLUMN ended_by TEXT",
+        "ALTER TABLE sessions ADD COLUMN settled_at REAL",
+        "ALTER TABLE submissions ADD COLUMN auto INTEGER NOT NULL DEFAULT 0",
         "UPDATE sessions SET ended_by = 'deadline' WHERE status = 'finished' AND finished_at = deadline",
         "UPDATE sessions SET ended_by = 'finish' WHERE status = 'finished' AND ended_by IS NULL",
         "UPDATE sessions SET ended_by = 'abandon' WHERE status = 'abandoned'",
@@ -138,6 +143,7 @@ class Submission:
     points_possible: float
     status: str
     suite: str
+    auto: bool = False
 
 
 def still_live_message(session: Session, now: float) -> str:
@@ -156,7 +162,7 @@ def _session(row) -> Session:
 def _submission(row) -> Submission:
     return Submission(row["id"], row["session_id"], row["slug"], row["submitted_at"], row["code"],
                       json.loads(row["result"]), row["points_earned"], row["points_possible"],
-                      row["status"], row["suite"])
+                      row["status"], row["suite"], bool(row["auto"]))
 
 
 def _locked(exc: sqlite3.Error) -> bool:
@@ -315,13 +321,14 @@ class Store:
     # --- submissions --------------------------------------------------------
 
     def add_submission(self, session_id: int | None, slug: str, code: str, result: dict,
-                       now: float, suite: str = "hidden") -> Submission:
+                       now: float, suite: str = "hidden", auto: bool = False) -> Submission:
         with self.transaction() as db:
             cur = db.execute(
                 "INSERT INTO submissions (session_id, slug, submitted_at, code, result, "
-                "points_earned, points_possible, status, suite) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "points_earned, points_possible, status, suite, auto) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (session_id, slug, now, code, json.dumps(result), result.get("points_earned", 0.0),
-                 result.get("points_possible", 0), result.get("status", "error"), suite),
+                 result.get("points_possible", 0), result.get("status", "error"), suite, int(auto)),
             )
             row = db.execute("SELECT * FROM submissions WHERE id = ?", (cur.lastrowid,)).fetchone()
         return _submission(row)
@@ -342,13 +349,37 @@ class Store:
         return [_submission(r) for r in rows]
 
     def official_submission(self, session: Session, slug: str) -> Submission | None:
-        """The last submission for `slug` in `session` at or before its cutoff."""
+        """The best submission for `slug` in `session` started at or before its cutoff (most
+        points; of equals, the later)."""
         row = self.db.execute(
             "SELECT * FROM submissions WHERE session_id = ? AND slug = ? AND submitted_at <= ? "
-            "AND suite = 'hidden' ORDER BY submitted_at DESC, id DESC LIMIT 1",
+            "AND suite = 'hidden' ORDER BY points_earned DESC, submitted_at DESC, id DESC LIMIT 1",
             (session.id, slug, session.cutoff()),
         ).fetchone()
         return _submission(row) if row else None
+
+    def counted_submissions(self, session: Session, slug: str) -> list[Submission]:
+        return [s for s in self.submissions(session.id, slug) if s.submitted_at <= session.cutoff()]
+
+    def snapshots(self, session_id: int | None, slug: str) -> list[Submission]:
+        """Every saved version of the learner's file (checks, submissions, watch saves), oldest first."""
+        return self.submissions(session_id=session_id, slug=slug, suite=None)
+
+    # --- settling a session that ran out ---------------------------------------
+
+    def unsettled_timed_out(self, now: float) -> list[Session]:
+        with self.transaction() as db:
+            self._expire(db, now)
+            rows = db.execute("SELECT * FROM sessions WHERE ended_by = 'deadline' AND "
+                              "settled_at IS NULL ORDER BY id").fetchall()
+        return [_session(r) for r in rows]
+
+    def claim_settlement(self, session_id: int, now: float) -> bool:
+        """Mark the session settled; False if another process did first (it settles it)."""
+        with self.transaction() as db:
+            cur = db.execute("UPDATE sessions SET settled_at = ? WHERE id = ? AND settled_at IS NULL",
+                             (now, session_id))
+        return cur.rowcount == 1
 
     def best_scores(self) -> dict[str, tuple[float, float]]:
         """slug -> (best points earned, points possible) over every submission."""
