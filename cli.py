@@ -104,6 +104,29 @@ def workbook():
     return wb
 
 
+def clock_line(wb, slug: str | None = None) -> None:
+    """One line on top of every in-session command: session, question, time left, and a warning
+    in the last 10, 5 and 1 minute(s). Nothing outside a session."""
+    from kata import session as sessions
+    from kata.views import clock
+
+    s = sessions.live_session(wb)
+    if s is None:
+        return
+    remaining = s.remaining(sessions.now())
+    where = ""
+    if slug is not None and slug in s.katas and s.kind == "exam":
+        where = f", Q{s.katas.index(slug) + 1} {slug}"
+    warn = ""
+    for limit, text in ((60, "under 1 minute left: submit what you have"),
+                        (300, "under 5 minutes left"), (600, "under 10 minutes left")):
+        if remaining <= limit:
+            warn = f" ({text})"
+            break
+    out().print(f"[bold]Session {s.id}[/] ({s.name}{where}): {clock(remaining)} left{warn}",
+                highlight=False)
+
+
 def _settle(wb) -> None:
     from kata import session
     from kata.views import clock
@@ -169,18 +192,25 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     from rich.table import Table
 
     table = Table(title="Katas", title_justify="left", show_edge=False)
-    for col in ("slug", "title", "difficulty", "min", "levels", "best"):
-        table.add_column(col)
+    # slugs are typed back: never cut or wrapped (the titles wrap instead)
+    table.add_column("slug", no_wrap=True, min_width=max((len(k.slug) for k in katas), default=4))
+    table.add_column("title", ratio=1)
+    for col in ("difficulty", "min", "levels", "best"):
+        table.add_column(col, no_wrap=True)
     for k in katas:
         b = best.get(k.slug)
         table.add_row(k.slug, k.title, k.difficulty, str(k.minutes), str(len(k.levels)),
                       f"{b[0]:g}/{k.points}" if b else "-")
     out().print(table)
     table = Table(title="Exams", title_justify="left", show_edge=False)
-    for col in ("name", "title", "min", "katas"):
-        table.add_column(col)
+    table.add_column("name", no_wrap=True, min_width=max((len(e.name) for e in exams), default=4))
+    table.add_column("title", ratio=1)
+    table.add_column("min", no_wrap=True)
+    table.add_column("questions", ratio=1)
     for e in exams:
-        table.add_row(e.name, e.title, str(e.minutes), ", ".join(e.katas))
+        table.add_row(e.name, e.title, str(e.minutes),
+                      ", ".join(f"{q.kata} L{q.levels[0]}" + (f"-{q.levels[-1]}" if len(q.levels) > 1 else "")
+                                for q in e.questions))
     out().print(table)
 
 
@@ -199,6 +229,7 @@ def show(
     if as_json:
         emit_json({"kata": kata.slug, "levels": v.levels, "markdown": markdown})
         return
+    clock_line(wb, kata.slug)
     from rich.markdown import Markdown
 
     out().print(Markdown(markdown))
@@ -273,7 +304,7 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     from kata.views import clock, levels_label
 
     con = out()
-    con.print(f"[bold]Session {s.id}[/] ({s.name}): [bold]{clock(remaining)}[/] left")
+    clock_line(wb)
     for i, r in enumerate(rows, start=1):
         vis = f"visible {r.visible[0]}/{r.visible[1]}" if r.visible else "not checked"
         hid = f"hidden {r.hidden[0]:g}/{r.hidden[1]:g} pts" if r.hidden else "not submitted"
@@ -286,23 +317,27 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
 @handled
 def check(
     slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's)."),
+    all_: bool = typer.Option(False, "--all", help="Every test, and every failure in full."),
+    failed: bool = typer.Option(False, "--failed", help="Every failing test in full, no passes."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Run the visible tests on your workspace file, with full failure detail."""
+    """Run the visible tests on your workspace file: a summary per level and the first failures in
+    full (--failed: every failure; --all: everything)."""
     from kata import session
-    from kata.views import test_lines
+    from kata.views import check_report
 
     wb = workbook()
-    graded = session.check(wb, session.pick_katas(wb, slug, all_=slug is None))
+    katas = session.pick_katas(wb, slug, all_=slug is None)
+    if not as_json:
+        clock_line(wb, katas[0].slug if len(katas) == 1 else None)
+    graded = session.check(wb, katas)
     if as_json:
         emit_json([{"kata": g.kata.slug, **g.result.to_json()} for g in graded])
     else:
         for g in graded:
             out().print(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
                         f"{g.result.passed}/{len(g.result.tests)} pass")
-            if g.result.message:
-                out().print(f"  {g.result.message}", markup=False)
-            test_lines(g.result, reveal=True, detail=True)
+            check_report(g.result, mode="all" if all_ else "failed" if failed else "summary")
     if any(g.result.status != "pass" for g in graded):
         raise typer.Exit(1)
 
@@ -319,7 +354,10 @@ def submit(
     from kata.views import level_table, test_lines
 
     wb = workbook()
-    graded = session.submit(wb, session.pick_katas(wb, slug, all_))
+    katas = session.pick_katas(wb, slug, all_)
+    if not as_json:
+        clock_line(wb, katas[0].slug if len(katas) == 1 else None)
+    graded = session.submit(wb, katas)
     if as_json:
         rows = []
         for g in graded:
@@ -356,6 +394,7 @@ def hint(slug: str = typer.Argument(..., help="The kata.")) -> None:
 
     wb = workbook()
     kata = wb.kata(slug)
+    clock_line(wb, kata.slug)
     h = session.next_hint(wb, kata)
     if h is None:
         shown = session.revealed(wb, kata)

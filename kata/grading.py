@@ -768,6 +768,14 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
                 shutil.copyfile(impl, private_impl)
         result = run_tests([root / rel], private_impl, kata.module_name, root, limits, junit_xml,
                            levels=levels)
+        if impl is not None:  # tracebacks name the learner's file, not the private copy
+            shown = f"{impl.parent.name}/{impl.name}"
+            for t in result.tests:
+                for attr in ("detail", "message"):
+                    text = getattr(t, attr)
+                    if text:
+                        setattr(t, attr, text.replace(str(private_impl), shown)
+                                .replace(f"../submission/{kata.module}", shown))
     if suite == "hidden":
         try:
             verify_manifest(kata)

@@ -26,7 +26,7 @@ def console() -> Console:
         _console = Console(
             highlight=False,
             no_color=plain or None,
-            width=100 if plain else None,
+            width=int(os.environ.get("COLUMNS") or 100) if plain else None,
             force_terminal=False if plain else None,
             soft_wrap=False,
         )
@@ -139,3 +139,50 @@ def levels_label(levels: list[int], open_: list[int]) -> str:
         return f"L{levels[0]}"
     span = f"L{open_[0]}-{open_[-1]}" if len(open_) > 1 else f"L{open_[0]}"
     return span if list(open_) == list(levels) else f"{span} of {len(levels)}"
+
+
+FIRST_FAILURES = 2  # failures shown in full by default
+DETAIL_LINES = 25  # lines of one failure's report shown by default
+
+
+def check_report(result: SuiteResult, mode: str = "summary") -> None:
+    """`kata check` output that fits a screen.
+
+    summary: one line per level, then the first failures in full (cut to DETAIL_LINES lines) and a
+    line on how to see the rest; failed: every failure in full; all: every test, every failure.
+    A failure every test shares (a syntax or import error) is shown once."""
+    out = console()
+    tests = result.tests
+    failing = [t for t in tests if t.status != PASS]
+    if mode == "all":
+        test_lines(result, reveal=True, detail=True)
+        return
+    levels = sorted({t.task_id for t in tests if t.task_id is not None})
+    for lv in levels:
+        mine = [t for t in tests if t.task_id == lv]
+        ok = sum(t.status == PASS for t in mine)
+        style = "green" if ok == len(mine) else ("red" if ok == 0 else "yellow")
+        out.print(f"  level {lv}: [{style}]{ok}/{len(mine)}[/] pass")
+    if not failing:
+        return
+    shared = {t.message for t in failing}
+    if len(failing) > 1 and len(shared) == 1 and len(failing) == len(tests) and \
+            any(w in (failing[0].message or "") for w in ("importing", "Error at line", "did not finish")):
+        out.print(f"  every test fails the same way: {escape(failing[0].message or '')}")
+        return
+    shown = failing if mode == "failed" else failing[:FIRST_FAILURES]
+    for t in shown:
+        name = t.name.split("::")[-1]
+        level = f"L{t.task_id}" if t.task_id is not None else "  "
+        out.print(f"  {status_text(t.status)} {level} {escape(name)}")
+        if t.message:
+            out.print(f"      {t.message}", markup=False)
+        if t.detail:
+            lines = t.detail.strip().splitlines()
+            if mode == "summary" and len(lines) > DETAIL_LINES:
+                lines = lines[-DETAIL_LINES:]
+                out.print("      ...", markup=False)
+            out.print(_indent("\n".join(lines), 6), markup=False)
+    rest = len(failing) - len(shown)
+    if rest > 0:
+        out.print(f"  {rest} more failing: `kata check --failed` shows them all, `--all` every test.")

@@ -1,0 +1,79 @@
+"""Output that fits an 80-column screen, and the clock on top of every in-session command."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from kata import views
+from tests.test_cli import kata
+
+T0 = 1_800_000_000.0
+
+
+@pytest.fixture
+def cols80(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("NO_COLOR", "1")
+    views.reset_console()
+
+
+def test_check_on_a_stub_fits_a_screen(cols80, isolated_state):
+    kata("start", "lru-kv-cache", "--yes", "--reveal", "all")
+    out = kata("check", "lru-kv-cache", code=1).output
+    lines = out.splitlines()
+    assert len(lines) <= 80, len(lines)
+    assert max(len(line) for line in lines) <= 80
+    assert "level 1: 0/4 pass" in out and "7 more failing: `kata check --failed`" in out
+    failed = kata("check", "--failed", code=1).output
+    assert failed.count("NotImplementedError\n") >= 9 and "more failing" not in failed
+    assert "PASS" not in failed
+
+
+def test_a_syntax_error_is_shown_once(cols80, isolated_state):
+    kata("start", "lru-kv-cache", "--yes", "--reveal", "all")
+    (isolated_state / "workspace" / "lru_kv_cache.py").write_text("def broken(:\n")
+    out = kata("check", code=1).output
+    assert out.count("SyntaxError") == 1 and "every test fails the same way" in out
+    assert len(out.splitlines()) <= 10
+
+
+def test_tracebacks_name_the_learners_file(isolated_state):
+    kata("start", "lru-kv-cache", "--yes")
+    out = kata("check", code=1).output
+    assert "workspace/lru_kv_cache.py:" in out and "submission" not in out
+
+
+def test_list_shows_every_slug_whole_at_80_columns(cols80):
+    from kata.catalog import Workbook
+
+    out = kata("list").output
+    for slug in Workbook.find().slugs():
+        assert f" {slug} " in out, slug
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_every_in_session_command_starts_with_the_clock(fixture_workbook, monkeypatch):
+    monkeypatch.setenv("KATA_NOW", str(T0))
+    kata("start", "oa", "--yes")
+    for command in (["show", "adder"], ["check", "adder"], ["submit", "adder"], ["hint", "adder"],
+                    ["status"]):
+        out = kata(*command, code=None).output
+        assert out.splitlines()[0].startswith("Session 1 (oa"), (command, out)
+        assert "6:00 left" in out.splitlines()[0]
+    assert "Q1 adder" in kata("hint", "adder").output.splitlines()[0]
+
+
+@pytest.mark.parametrize("left, warning", [(601, None), (600, "under 10 minutes left"),
+                                           (299, "under 5 minutes left"),
+                                           (59, "under 1 minute left: submit what you have")])
+def test_warnings_in_the_last_minutes(isolated_state, monkeypatch, left, warning):
+    monkeypatch.setenv("KATA_NOW", str(T0))
+    kata("start", "lru-kv-cache", "--yes", "--minutes", "20")
+    monkeypatch.setenv("KATA_NOW", str(T0 + 1200 - left))
+    first = kata("status").output.splitlines()[0]
+    if warning is None:
+        assert "left (" not in first, first
+    else:
+        assert first.endswith(f"({warning})"), first
