@@ -469,6 +469,62 @@ def review(
 
 @app.command()
 @handled
+def snapshots(
+    slug: str = typer.Argument(..., help="The kata."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List every saved version of your file for a kata (each check and submit), newest last."""
+    import time
+
+    from kata import session
+
+    wb = workbook()
+    kata = wb.kata(slug)
+    snaps = session.open_store(wb).snapshots(None, kata.slug)
+    if as_json:
+        emit_json([{"n": i, "saved_at": s.submitted_at, "session": s.session_id, "suite": s.suite,
+                    "points_earned": s.points_earned, "auto": s.auto, "lines": len(s.code.splitlines())}
+                   for i, s in enumerate(snaps, start=1)])
+        return
+    if not snaps:
+        typer.echo(f"No snapshots of {slug} yet: every `kata check` and `kata submit` takes one.")
+        return
+    for i, s in enumerate(snaps, start=1):
+        what = "submit" if s.suite == "hidden" else "check"
+        score = f"{s.points_earned:g}/{s.points_possible:g} pts" if s.suite == "hidden" else \
+            f"{sum(t['status'] == 'pass' for t in s.result.get('tests', []))}/{len(s.result.get('tests', []))} visible"
+        session_text = f"session {s.session_id}" if s.session_id else "practice"
+        typer.echo(f"  {i:>3}  {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(s.submitted_at))}  "
+                   f"{what:<6} {session_text:<11} {score:<16} {len(s.code.splitlines())} lines"
+                   + ("  (auto)" if s.auto else ""))
+    typer.echo(f"Restore one with `kata restore {slug} N` (your current file is archived first).")
+
+
+@app.command()
+@handled
+def restore(
+    slug: str = typer.Argument(..., help="The kata."),
+    n: int = typer.Argument(..., help="The snapshot's number in `kata snapshots SLUG`."),
+) -> None:
+    """Put snapshot N back as your workspace file; the current file is archived first."""
+    from kata import session, workspace
+
+    wb = workbook()
+    kata = wb.kata(slug)
+    snaps = session.open_store(wb).snapshots(None, kata.slug)
+    if not 1 <= n <= len(snaps):
+        fail(f"no snapshot {n} of {slug}: `kata snapshots {slug}` lists 1..{len(snaps)}"
+             if snaps else f"no snapshots of {slug} yet")
+    target = wb.workspace_file(kata)
+    archived = workspace.archive(wb, [target]) if target.exists() else {}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(snaps[n - 1].code, encoding="utf-8")
+    typer.echo(f"Restored snapshot {n} of {slug} to {_rel(wb, target)}"
+               + (f"; your previous file is in {_rel(wb, archived[target])}" if archived else "") + ".")
+
+
+@app.command()
+@handled
 def doctor() -> None:
     """Check the store in .kata/; if it is damaged, move it aside and rebuild what can be read."""
     from kata.session import now

@@ -77,3 +77,20 @@ def test_warnings_in_the_last_minutes(isolated_state, monkeypatch, left, warning
         assert "left (" not in first, first
     else:
         assert first.endswith(f"({warning})"), first
+
+
+def test_snapshots_and_restore_archive_the_current_file_first(fixture_workbook, isolated_state):
+    kata("start", "adder", "--yes")
+    target = isolated_state / "workspace" / "adder.py"
+    kata("check", code=1)  # snapshot 1: the stub
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", target)
+    kata("submit")  # snapshot 2: the reference
+    target.write_text("# half-finished work\n")
+    listing = kata("snapshots", "adder").output
+    assert "1  " in listing and "check" in listing and "submit" in listing and "10/10 pts" in listing
+    out = kata("restore", "adder", "2").output
+    assert "Restored snapshot 2 of adder" in out and "previous file is in .kata/archive/" in out
+    assert target.read_text() == (fixture_workbook / "solutions" / "adder.py").read_text()
+    archived = list((isolated_state / ".kata" / "archive").rglob("adder.py"))
+    assert any(a.read_text() == "# half-finished work\n" for a in archived)
+    assert "no snapshot 9 of adder: `kata snapshots adder` lists 1..2" in kata("restore", "adder", "9", code=2).output
