@@ -9,6 +9,7 @@ Heavy imports (pytest, hypothesis, numpy, rich) happen inside the commands that 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from pathlib import Path
 from typing import Optional
@@ -102,6 +103,36 @@ def workbook():
         _state["settled"] = True
         _settle(wb)
     return wb
+
+
+@contextlib.contextmanager
+def grading_progress(quiet: bool, what: str):
+    """A progress bar (tests done / total, current level) on a terminal; one quiet line on stderr
+    otherwise; nothing at all for --json. Yields a factory: kata -> on_progress callback."""
+    if quiet:
+        yield None
+        return
+    if not _interactive():
+        def plain(kata):
+            typer.echo(f"grading {kata.slug} ({what})...", err=True)
+            return None
+
+        yield plain
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=out(), transient=True) as bar:
+        def factory(kata):
+            task = bar.add_task(f"{kata.slug} ({what})", total=None)
+
+            def on_progress(done, total, level):
+                bar.update(task, completed=done, total=total,
+                           description=f"{kata.slug} ({what}), level {level}")
+
+            return on_progress
+
+        yield factory
 
 
 def clock_line(wb, slug: str | None = None) -> None:
@@ -330,7 +361,8 @@ def check(
     katas = session.pick_katas(wb, slug, all_=slug is None)
     if not as_json:
         clock_line(wb, katas[0].slug if len(katas) == 1 else None)
-    graded = session.check(wb, katas)
+    with grading_progress(as_json, "visible tests") as progress:
+        graded = session.check(wb, katas, progress)
     if as_json:
         emit_json([{"kata": g.kata.slug, **g.result.to_json()} for g in graded])
     else:
@@ -357,7 +389,8 @@ def submit(
     katas = session.pick_katas(wb, slug, all_)
     if not as_json:
         clock_line(wb, katas[0].slug if len(katas) == 1 else None)
-    graded = session.submit(wb, katas)
+    with grading_progress(as_json, "hidden suite") as progress:
+        graded = session.submit(wb, katas, progress)
     if as_json:
         rows = []
         for g in graded:
@@ -384,6 +417,32 @@ def submit(
                 test_lines(g.result, reveal=True)
     if any(g.result.status != "pass" for g in graded):
         raise typer.Exit(1)
+
+
+@app.command()
+@handled
+def watch(
+    slug: Optional[str] = typer.Argument(None, help="Start on this question (default: the first)."),
+    plain: bool = typer.Option(False, "--plain", help="Plain lines, no screen, no keys (the default without a terminal)."),
+    stop_after: Optional[int] = typer.Option(None, "--stop-after", min=1, help="Stop after this many saves (for scripts)."),
+) -> None:
+    """Re-run the visible tests on every save, with the clock and each question's state on screen.
+
+    Keys: s submit, h hint, n/p next/previous question, q quit."""
+    from kata import session
+    from kata.watch import Watch
+
+    wb = workbook()
+    live = session.live_session(wb)
+    if live is None:
+        fail("no live session to watch: `kata start` one first")
+    katas = [wb.kata(s) for s in live.katas]
+    w = Watch(wb, katas, plain=plain or not _interactive(), stop_after=stop_after)
+    if slug is not None:
+        if slug not in live.katas:
+            fail(f"'{slug}' is not a question of session {live.id}: {', '.join(live.katas)}")
+        w.current = live.katas.index(slug)
+    w.run()
 
 
 @app.command()

@@ -377,21 +377,22 @@ def run_tests(
     sweep: list[Path] | None = None,
     canaries: bool = True,
     levels: list[int] | None = None,
+    on_progress=None,
 ) -> SuiteResult:
     """Run the tests under `paths` on `impl` (None: the reference) and return every test's result.
 
     `root` is the (private) workbook the child runs in; `paths` lie under it. `sweep`: run every
     test once per implementation in the list instead (see the plugin). `canaries`: insert tests
     that must fail, to prove the verdicts were not forged (off in sweep mode). `levels`: run only
-    the tests of these levels.
+    the tests of these levels. `on_progress(done, total, level)` is called as each test finishes.
     """
     with child_guard():
         return _run(paths, impl, module_name, root, limits, junit_xml, sweep,
-                    canaries and not sweep, levels)
+                    canaries and not sweep, levels, on_progress)
 
 
 def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
-         levels=None) -> SuiteResult:
+         levels=None, on_progress=None) -> SuiteResult:
     started = time.monotonic()
     tests: dict[str, TestResult] = {}  # node id -> result, insertion = collection order
     finished: set[str] = set()
@@ -510,6 +511,8 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
                                 distrust("a test that must fail was never called")
                             finished.add(test_id)
                             state["current"] = None
+                            if on_progress is not None and test_id in tests:
+                                on_progress(len(finished), len(tests), tests[test_id].task_id)
                     elif kind == "tampered":
                         distrust("the grading machinery was changed while your code ran "
                                  f"({', '.join(ev.get('what', []))[:200]}, {ev.get('when')})")
@@ -734,7 +737,7 @@ def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
 
 def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits = Limits(),
           junit_xml: Path | None = None, code: str | None = None,
-          levels: list[int] | None = None) -> SuiteResult:
+          levels: list[int] | None = None, on_progress=None) -> SuiteResult:
     """Grade `impl` (None: the reference) on the kata's hidden suite or its visible tests; with
     `levels`, on those levels' tests only (and scored over those levels only).
 
@@ -767,7 +770,7 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
             else:
                 shutil.copyfile(impl, private_impl)
         result = run_tests([root / rel], private_impl, kata.module_name, root, limits, junit_xml,
-                           levels=levels)
+                           levels=levels, on_progress=on_progress)
         if impl is not None:  # tracebacks name the learner's file, not the private copy
             shown = f"{impl.parent.name}/{impl.name}"
             for t in result.tests:

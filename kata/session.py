@@ -226,7 +226,7 @@ class Graded:
     passed_now: list[int] = field(default_factory=list)  # levels it passed for the first time
 
 
-def _grade_file(wb: Workbook, kata: Kata, suite: str) -> Graded:
+def _grade_file(wb: Workbook, kata: Kata, suite: str, on_progress=None) -> Graded:
     from kata import grading, workspace
 
     path, code = workspace.read_learner_file(wb, kata)  # the snapshot graded and recorded
@@ -239,7 +239,8 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str) -> Graded:
     levels = v.levels if v.question is not None else None
     junit = wb.kata_dir / "junit" / f"{kata.slug}-{suite}.xml"  # the latest run, for CI systems
     junit.parent.mkdir(parents=True, exist_ok=True)
-    result = grading.grade(kata, path, suite=suite, junit_xml=junit, code=code, levels=levels)
+    result = grading.grade(kata, path, suite=suite, junit_xml=junit, code=code, levels=levels,
+                           on_progress=on_progress)
     sub = store.add_submission(session.id if session else None, kata.slug, code,
                                result.to_json(), t, suite=suite)
     graded = Graded(kata, path, result, session, sub, levels)
@@ -253,18 +254,19 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str) -> Graded:
     return graded
 
 
-def check(wb: Workbook, katas: list[Kata]) -> list[Graded]:
-    return [_grade_file(wb, k, "visible") for k in katas]
+def check(wb: Workbook, katas: list[Kata], progress=None) -> list[Graded]:
+    """`progress(kata)`: a callback factory -> on_progress(done, total, level), or None."""
+    return [_grade_file(wb, k, "visible", progress(k) if progress else None) for k in katas]
 
 
-def submit(wb: Workbook, katas: list[Kata]) -> list[Graded]:
+def submit(wb: Workbook, katas: list[Kata], progress=None) -> list[Graded]:
     if wb.is_student_bundle or any(not k.grader.is_dir() for k in katas):
         raise CatalogError(
             "this workbook has no hidden suites (a student bundle): grading happens on your "
             "instructor's side; `kata check` runs the visible tests here, and your workspace/ "
             "files are what you hand in"
         )
-    return [_grade_file(wb, k, "hidden") for k in katas]
+    return [_grade_file(wb, k, "hidden", progress(k) if progress else None) for k in katas]
 
 
 # --- the deadline -----------------------------------------------------------------

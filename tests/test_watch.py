@@ -1,0 +1,91 @@
+"""`kata watch`, driven headless: saves re-run the visible tests and are snapshotted; keys act; the
+deadline auto-submits live."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+
+from kata.catalog import Workbook
+from kata.watch import Watch
+from tests.test_cli import kata
+
+
+def _save_later(path, text, delay=0.8):
+    def go():
+        time.sleep(delay)
+        path.write_text(text)
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    return t
+
+
+def test_watch_reruns_the_visible_tests_on_every_save_and_snapshots_it(
+        fixture_workbook, isolated_state, capsys):
+    kata("start", "adder", "--yes", "--reveal", "all")
+    target = isolated_state / "workspace" / "adder.py"
+    reference = (fixture_workbook / "solutions" / "adder.py").read_text()
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=True, stop_after=1)
+    saver = _save_later(target, reference)
+    w.run()
+    saver.join()
+    out = capsys.readouterr().out
+    assert "watching 1 file(s)" in out
+    assert "adder saved: visible 2/2 pass" in out
+    snaps = kata("snapshots", "adder").output
+    assert "check" in snaps and "2/2 visible" in snaps
+
+
+def test_watch_shows_the_first_failure_and_keys_submit_hint_and_quit(
+        fixture_workbook, isolated_state, capsys):
+    kata("start", "adder", "--yes")
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=True, stop_after=1)
+    saver = _save_later(isolated_state / "workspace" / "adder.py",
+                        "def add(a, b):\n    return a - b\n")
+    w.run()
+    saver.join()
+    assert "first failure: test_add:" in capsys.readouterr().out
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", isolated_state / "workspace" / "adder.py")
+    for key in ("h", "s", "n", "q"):
+        w.on_key(key)
+    out = capsys.readouterr().out
+    assert "hint 1 of 3 (level 1)" in out
+    assert "submitted adder: 10/10 points on levels 1; level 2 is open" in out
+    assert w.stop.is_set()
+
+
+def test_watch_auto_submits_when_the_clock_runs_out(fixture_workbook, isolated_state, capsys):
+    kata("start", "adder", "--yes", "--reveal", "all", "--minutes", "0.05")  # 3 seconds
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", isolated_state / "workspace" / "adder.py")
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=True)
+    started = time.monotonic()
+    w.run()  # returns by itself once the session is over
+    assert time.monotonic() - started < 30
+    out = capsys.readouterr().out
+    assert "the clock ran out: auto-submitted adder" in out and "30/30 points" in out
+    assert "the session is over" in out
+
+
+def test_watch_without_a_session_is_a_clear_error(fixture_workbook):
+    assert "no live session to watch" in kata("watch", code=2).output
+
+
+def test_the_screen_renders_at_80_columns(fixture_workbook, isolated_state, monkeypatch):
+    from rich.console import Console
+
+    kata("start", "adder", "--yes")
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=False)
+    (isolated_state / "workspace" / "adder.py").write_text("def add(a, b):\n    return 0\n")
+    w.on_save(isolated_state / "workspace" / "adder.py")
+    console = Console(width=80, no_color=True, record=True, file=open("/dev/null", "w"))
+    console.print(w.render())
+    screen = console.export_text()
+    assert "left" in screen and "adder" in screen and "first failure: test_add" in screen
+    assert "keys: s submit" in screen
+    assert max(len(line) for line in screen.splitlines()) <= 80
