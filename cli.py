@@ -261,9 +261,9 @@ def show(
         emit_json({"kata": kata.slug, "levels": v.levels, "markdown": markdown})
         return
     clock_line(wb, kata.slug)
-    from rich.markdown import Markdown
+    from kata.views import print_markdown
 
-    out().print(Markdown(markdown))
+    print_markdown(markdown)
 
 
 # --- a session --------------------------------------------------------------
@@ -652,9 +652,9 @@ def solution(slug: str = typer.Argument(..., help="The kata.")) -> None:
         fail(f"session {live.id} containing '{slug}' is live: `kata finish` it first")
     if not kata.solution.is_file():
         fail(f"{kata.solution}: no reference solution in this workbook (a student bundle?)")
-    from rich.syntax import Syntax
+    from kata.views import source
 
-    out().print(Syntax(kata.solution.read_text(encoding="utf-8"), "python", line_numbers=True))
+    out().print(source(kata.solution.read_text(encoding="utf-8")), soft_wrap=True)
 
 
 @full_only()

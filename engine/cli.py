@@ -147,20 +147,21 @@ WASTE_NOTE = ("* reserved KV slots holding no token (time-weighted): under pagin
 def _fmt(metrics, field, fmt) -> str:
     fields = field if isinstance(field, tuple) else (field,)
     values = [getattr(metrics, f) for f in fields]
+    # " / " between the parts: a narrow column wraps at the spaces, never inside a number
     if fmt == "%":
-        return "/".join(f"{v:.1%}" for v in values)
+        return " / ".join(f"{v:.1%}" for v in values)
     if fmt == "ms":
-        return "/".join(f"{v * 1e3:.1f}" for v in values)
-    return "/".join(fmt.format(v) for v in values)
+        return " / ".join(f"{v * 1e3:.1f}" for v in values)
+    return " / ".join(fmt.format(v) for v in values)
 
 
 def _metrics_table(columns: dict):
     from rich.table import Table
 
     table = Table()
-    table.add_column("metric")
+    table.add_column("metric", ratio=1)
     for name in columns:
-        table.add_column(name, justify="right", overflow="fold")
+        table.add_column(name, justify="right", overflow="fold", ratio=1)
     for label, field, fmt in ROWS:
         table.add_row(label, *(_fmt(m, field, fmt) for m in columns.values()))
     return table

@@ -186,3 +186,54 @@ def check_report(result: SuiteResult, mode: str = "summary") -> None:
     rest = len(failing) - len(shown)
     if rest > 0:
         out.print(f"  {rest} more failing: `kata check --failed` shows them all, `--all` every test.")
+
+
+def plain_text_wanted() -> bool:
+    """No colour to show styles with (NO_COLOR, not a terminal, KATA_PLAIN): print text as written."""
+    c = console()
+    return bool(os.environ.get("NO_COLOR") or os.environ.get("KATA_PLAIN")) or not c.is_terminal
+
+
+def _literal_inline_code(prose: str) -> str:
+    """`x_y` -> \\`x\\_y\\`: markdown that renders as the literal text `x_y`, backticks included."""
+    import re
+
+    def escape_span(m):
+        return "".join("\\" + ch if (ch.isascii() and not ch.isalnum() and not ch.isspace()) else ch
+                       for ch in m.group(0))
+
+    return re.sub(r"`[^`\n]+`", escape_span, prose)
+
+
+def print_markdown(text: str) -> None:
+    """A prompt on the terminal: prose rendered and reflowed to the screen, each code block printed
+    verbatim (highlighted on a colour terminal), neither re-wrapped nor cropped (a line wider than
+    the screen continues on the next row). Without colour, inline code keeps its backticks."""
+    import re
+
+    from rich.markdown import Markdown
+    from rich.syntax import Syntax
+
+    out = console()
+    plain = plain_text_wanted()
+    for i, part in enumerate(re.split(r"(?ms)^```[^\n]*\n(.*?)^```[ \t]*$", text)):
+        if i % 2:  # a code block
+            code = part.rstrip("\n")
+            if plain:
+                out.print(code, markup=False, highlight=False, soft_wrap=True)
+            else:
+                out.print(Syntax(code, "python", theme="monokai").highlight(code), soft_wrap=True)
+        elif part.strip():
+            out.print(Markdown(_literal_inline_code(part) if plain else part,
+                               inline_code_theme="monokai"))
+
+
+def source(code: str):
+    """A whole source file: every line shown (wrapped, never cropped), numbered."""
+    from rich.syntax import Syntax
+    from rich.text import Text
+
+    if plain_text_wanted():
+        width = len(str(len(code.splitlines())))
+        return Text("\n".join(f"{i:>{width}}  {line}" for i, line in enumerate(code.splitlines(), 1)))
+    return Syntax(code, "python", line_numbers=True, word_wrap=True)

@@ -94,3 +94,68 @@ def test_snapshots_and_restore_archive_the_current_file_first(fixture_workbook, 
     archived = list((isolated_state / ".kata" / "archive").rglob("adder.py"))
     assert any(a.read_text() == "# half-finished work\n" for a in archived)
     assert "no snapshot 9 of adder: `kata snapshots adder` lists 1..2" in kata("restore", "adder", "9", code=2).output
+
+
+def test_show_keeps_inline_code_visible_without_colour(cols80, isolated_state):
+    out = kata("show", "lru-kv-cache").output
+    assert "`KVBlockCache`" in out or "`lru_kv_cache.py`" in out  # the backticks stay
+
+
+def test_solution_shows_every_line_uncropped(cols80, isolated_state):
+    from kata.catalog import Workbook
+
+    code = Workbook.find().kata("lru-kv-cache").solution.read_text()
+    out = kata("solution", "lru-kv-cache").output
+    for line in code.splitlines():
+        assert line.strip() in out, line
+
+
+def test_show_prints_every_code_block_line_verbatim(cols80, isolated_state):
+    import re
+
+    from kata.catalog import Workbook
+
+    for kata_ in Workbook.find().katas():
+        out = kata("show", kata_.slug).output
+        for block in re.findall(r"```.*?\n(.*?)```", kata_.prompt.read_text(), re.S):
+            for line in block.splitlines():
+                assert line in out, (kata_.slug, line)
+
+
+def test_show_in_colour_never_rewraps_a_code_block(monkeypatch):
+    """On a colour terminal, a code line wider than the screen is printed whole, not reflowed."""
+    import io
+
+    from rich.console import Console
+
+    monkeypatch.delenv("KATA_PLAIN", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    buf = io.StringIO()
+    views._console = Console(file=buf, width=40, force_terminal=True, color_system=None)
+    long_line = "cache.put('c', [3, 4])        # -> ['b']   'a' is skipped; keys ['c', 'a']"
+    views.print_markdown("Intro with `code`.\n\n```python\n" + long_line + "\n```\n\nAfter.\n")
+    views.reset_console()
+    assert long_line in buf.getvalue()
+
+
+def test_engine_tables_never_split_a_number(cols80):
+    from rich.console import Console
+
+    from engine.cli import _fmt
+
+    class M:
+        ttft_p50, ttft_p90, ttft_p99 = 67.783, 135.941, 148.574
+
+    text = _fmt(M, ("ttft_p50", "ttft_p90", "ttft_p99"), "{:.3f}")
+    assert text == "67.783 / 135.941 / 148.574"
+    console = Console(width=30, record=True, file=open("/dev/null", "w"))
+    from rich.table import Table
+
+    table = Table()
+    table.add_column("metric", ratio=1)
+    table.add_column("value", justify="right", overflow="fold", ratio=1)
+    table.add_row("TTFT p50/p90/p99 s", text)
+    console.print(table)
+    screen = console.export_text()
+    for number in ("67.783", "135.941", "148.574"):
+        assert number in screen, screen
