@@ -19,12 +19,33 @@ import typer
 app = typer.Typer(
     help="Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
 
 _state: dict = {"workbook": None}
+
+
+def complete_slug(incomplete: str) -> list[str]:
+    """Shell completion for a kata slug (never fails: completion must stay quiet)."""
+    try:
+        from kata.catalog import Workbook
+
+        return [s for s in Workbook.find().slugs() if s.startswith(incomplete)]
+    except Exception:  # noqa: BLE001
+        return []
+
+
+def complete_target(incomplete: str) -> list[str]:
+    """Shell completion for `kata start`: exams and kata slugs."""
+    try:
+        from kata.catalog import Workbook
+
+        wb = Workbook.find()
+        return [s for s in wb.exam_names() + wb.slugs() if s.startswith(incomplete)]
+    except Exception:  # noqa: BLE001
+        return []
 
 # A student bundle (`kata bundle`) installs this very file with a marker beside it: there the
 # commands that need hidden suites or reference solutions (submit, solution and the instructor
@@ -248,7 +269,8 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
 @app.command()
 @handled
 def show(
-    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one)."),
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one).",
+                                         autocompletion=complete_slug),
     as_json: bool = typer.Option(False, "--json", help="Print JSON: kata, levels shown, markdown."),
 ) -> None:
     """Show a kata's prompt: in a session, the levels open so far; outside one, all of it."""
@@ -272,7 +294,8 @@ def show(
 @app.command()
 @handled
 def start(
-    target: Optional[str] = typer.Argument(None, help="An exam name or a kata slug (default: the default exam)."),
+    target: Optional[str] = typer.Argument(None, help="An exam name or a kata slug (default: the default exam).",
+                                           autocompletion=complete_target),
     abandon: bool = typer.Option(False, "--abandon", help="Abandon the live session, if any."),
     minutes: Optional[float] = typer.Option(None, "--minutes", help="Override the timer (decimals allowed, e.g. 0.5)."),
     reveal: Optional[str] = typer.Option(None, "--reveal", help="all: show every level at once (for study); progressive: one level at a time."),
@@ -347,7 +370,8 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
 @app.command()
 @handled
 def check(
-    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's)."),
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's).",
+                                         autocompletion=complete_slug),
     all_: bool = typer.Option(False, "--all", help="Every test, and every failure in full."),
     failed: bool = typer.Option(False, "--failed", help="Every failing test in full, no passes."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -366,10 +390,12 @@ def check(
     if as_json:
         emit_json([{"kata": g.kata.slug, **g.result.to_json()} for g in graded])
     else:
-        for g in graded:
-            out().print(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
-                        f"{g.result.passed}/{len(g.result.tests)} pass")
-            check_report(g.result, mode="all" if all_ else "failed" if failed else "summary")
+        long_output = (all_ or failed) and _interactive()
+        with (out().pager(styles=True) if long_output else contextlib.nullcontext()):
+            for g in graded:
+                out().print(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
+                            f"{g.result.passed}/{len(g.result.tests)} pass")
+                check_report(g.result, mode="all" if all_ else "failed" if failed else "summary")
     if any(g.result.status != "pass" for g in graded):
         raise typer.Exit(1)
 
@@ -377,7 +403,8 @@ def check(
 @full_only()
 @handled
 def submit(
-    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one)."),
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one).",
+                                         autocompletion=complete_slug),
     all_: bool = typer.Option(False, "--all", help="Submit every kata of the live session."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
@@ -447,7 +474,7 @@ def watch(
 
 @app.command()
 @handled
-def hint(slug: str = typer.Argument(..., help="The kata.")) -> None:
+def hint(slug: str = typer.Argument(..., help="The kata.", autocompletion=complete_slug)) -> None:
     """Reveal the kata's next hint (recorded; it costs no points)."""
     from kata import session
 
@@ -480,11 +507,14 @@ def finish() -> None:
 @handled
 def review(
     session_id: Optional[int] = typer.Argument(None, metavar="[SESSION]", help="Session number (default: the last ended one)."),
+    all_: bool = typer.Option(False, "--all", help="Every hidden test, passed ones too."),
+    failed: bool = typer.Option(False, "--failed", help="Every test you missed (default: the first 10 per question)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """After a session: every hidden test's level, edge case, status and message, and the score."""
+    """After a session: the score per level, and each hidden test you missed with its edge case and
+    message (--failed: all of them; --all: every test). Long output goes through a pager."""
     from kata import session
-    from kata.views import clock, level_table, test_lines
+    from kata.views import clock, level_table, review_lines
 
     wb = workbook()
     rev = session.review(wb, session_id)
@@ -504,6 +534,12 @@ def review(
         })
         return
     con = out()
+    with (con.pager(styles=True) if _interactive() else contextlib.nullcontext()):
+        _print_review(con, rev, clock, level_table, review_lines,
+                      "all" if all_ else "failed" if failed else "summary")
+
+
+def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
     s = rev.session
     con.print(f"[bold]Review of session {s.id}[/] ({s.name}, {s.status}): "
               f"[bold]{rev.points_earned:g}/{rev.points_possible:g}[/] points")
@@ -523,13 +559,29 @@ def review(
         if q.submit_times:
             con.print("  submitted at: " + ", ".join(clock(t) for t in q.submit_times))
         con.print(level_table(q.result, ""))
-        test_lines(q.result, reveal=True)
+        review_lines(q.result, mode)
+
+
+@app.command()
+@handled
+def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Your best score per kata, its score session by session, and your fastest time per level."""
+    from kata import session
+    from kata.views import progress_lines
+
+    rows = session.progress(workbook())
+    if as_json:
+        emit_json([{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
+                    "sessions": [{"session": sid, "points_earned": pts} for sid, pts in r.per_session],
+                    "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()}} for r in rows])
+        return
+    progress_lines(rows)
 
 
 @app.command()
 @handled
 def snapshots(
-    slug: str = typer.Argument(..., help="The kata."),
+    slug: str = typer.Argument(..., help="The kata.", autocompletion=complete_slug),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List every saved version of your file for a kata (each check and submit), newest last."""
@@ -562,7 +614,7 @@ def snapshots(
 @app.command()
 @handled
 def restore(
-    slug: str = typer.Argument(..., help="The kata."),
+    slug: str = typer.Argument(..., help="The kata.", autocompletion=complete_slug),
     n: int = typer.Argument(..., help="The snapshot's number in `kata snapshots SLUG`."),
 ) -> None:
     """Put snapshot N back as your workspace file; the current file is archived first."""
@@ -641,7 +693,7 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
 @full_only()
 @handled
-def solution(slug: str = typer.Argument(..., help="The kata.")) -> None:
+def solution(slug: str = typer.Argument(..., help="The kata.", autocompletion=complete_slug)) -> None:
     """Show the reference solution (refused while a live session contains the kata)."""
     from kata import session
 

@@ -459,7 +459,7 @@ class Workbook:
     def kata(self, slug: str) -> Kata:
         if not SLUG_RE.match(slug) or not (self.root / "katas" / slug / "kata.toml").is_file():
             known = ", ".join(self.slugs()) or "none"
-            raise CatalogError(f"unknown kata '{slug}'; known katas: {known}")
+            raise CatalogError(f"unknown kata '{slug}'.{_did_you_mean(slug, self.slugs())} Known katas: {known}")
         return load_kata(self.root, slug)
 
     def katas(self) -> list[Kata]:
@@ -474,7 +474,7 @@ class Workbook:
     def exam(self, name: str) -> Exam:
         if name not in self.exam_names():
             known = ", ".join(self.exam_names()) or "none"
-            raise CatalogError(f"unknown exam '{name}'; known exams: {known}")
+            raise CatalogError(f"unknown exam '{name}'.{_did_you_mean(name, self.exam_names())} Known exams: {known}")
         return load_exam(self.root, name, self._katas_by_slug())
 
     def exams(self) -> list[Exam]:
@@ -486,6 +486,13 @@ class Workbook:
 
     def workspace_file(self, kata: Kata) -> Path:
         return self.workspace / kata.module
+
+
+def _did_you_mean(name: str, choices: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    return f" Did you mean '{close[0]}'?" if close else ""
 
 
 class _LazyKatas(dict):

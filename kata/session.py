@@ -533,3 +533,37 @@ def status(wb: Workbook) -> tuple[Session | None, float, list[QuestionStatus]]:
         rows.append(QuestionStatus(q.kata, kata.title, path, path.is_file(), visible, hidden,
                                    list(q.levels), open_levels(q, passed), q.minutes))
     return session, session.remaining(t), rows
+
+
+# --- progress across sessions ----------------------------------------------------
+
+
+@dataclass
+class KataProgress:
+    kata: Kata
+    per_session: list[tuple[int, float]]  # (session id, its official points for this kata), in order
+    best: float  # best points earned in any hidden submission (practice included)
+    fastest: dict[int, float]  # level -> fewest seconds into a session it took to pass
+
+
+def progress(wb: Workbook) -> list[KataProgress]:
+    """Per kata: the official score of every session that held it, the best score ever, and the
+    fastest time each level was passed."""
+    store = open_store(wb)
+    best = store.best_scores()
+    sessions_ = store.sessions(now())
+    rows = []
+    for kata in wb.katas():
+        per_session, fastest = [], {}
+        for s in sessions_:
+            if kata.slug not in s.katas:
+                continue
+            official = store.official_submission(s, kata.slug)
+            per_session.append((s.id, official.points_earned if official else 0.0))
+            for lv, at in store.passed_levels(s.id, kata.slug).items():
+                took = at - s.started_at
+                if at <= s.cutoff() and (lv not in fastest or took < fastest[lv]):
+                    fastest[lv] = round(took, 1)
+        rows.append(KataProgress(kata, per_session, best.get(kata.slug, (0.0, 0))[0],
+                                 dict(sorted(fastest.items()))))
+    return rows

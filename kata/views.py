@@ -237,3 +237,59 @@ def source(code: str):
         width = len(str(len(code.splitlines())))
         return Text("\n".join(f"{i:>{width}}  {line}" for i, line in enumerate(code.splitlines(), 1)))
     return Syntax(code, "python", line_numbers=True, word_wrap=True)
+
+
+REVIEW_FIRST = 10  # missed tests listed per question by default
+
+
+def review_lines(result: SuiteResult, mode: str = "summary") -> None:
+    """`kata review`: the tests missed, each with its edge case and message (summary: the first
+    REVIEW_FIRST; failed: all; all: every test). A failure every test shares is shown once."""
+    out = console()
+    if mode == "all":
+        test_lines(result, reveal=True)
+        return
+    failing = [t for t in result.tests if t.status != PASS]
+    if not failing:
+        out.print("  every hidden test passed")
+        return
+    if len(failing) == len(result.tests) > 1 and len({t.message for t in failing}) == 1:
+        out.print(f"  every test failed the same way: {escape(failing[0].message or '')}")
+        return
+    shown = failing if mode == "failed" else failing[:REVIEW_FIRST]
+    for t in shown:
+        name = t.name.split("::")[-1]
+        level = f"L{t.task_id}" if t.task_id is not None else "  "
+        edge = f" [dim]({escape(t.edge)})[/]" if t.edge else ""
+        out.print(f"  {status_text(t.status)} {level} {escape(name)}{edge}")
+        if t.message:
+            out.print(f"      {t.message}", markup=False)
+    if len(failing) > len(shown):
+        out.print(f"  {len(failing) - len(shown)} more missed: `kata review --failed` lists them all, "
+                  "`--all` every test.")
+
+
+SPARKS = " ▁▂▃▄▅▆▇█"
+
+
+def progress_lines(rows) -> None:
+    """Per kata: a bar of the best score, a sparkline of the sessions' scores, the fastest levels."""
+    out = console()
+    width = max((len(r.kata.slug) for r in rows), default=10)
+    plain = plain_text_wanted()
+    for r in rows:
+        possible = r.kata.points or 1
+        filled = round(20 * r.best / possible)
+        bar = ("#" if plain else "█") * filled + ("." if plain else "░") * (20 - filled)
+        line = f"{r.kata.slug:<{width}}  {bar} {r.best:g}/{possible}"
+        if r.per_session:
+            spark = "".join(SPARKS[min(8, round(8 * pts / possible))] if not plain else
+                            str(min(9, int(10 * pts / possible))) for _, pts in r.per_session)
+            line += f"  sessions: {spark}"
+        out.print(line, markup=False, highlight=False)
+        if r.fastest:
+            out.print(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {clock(t)}"
+                                                                for lv, t in r.fastest.items()),
+                      markup=False, highlight=False)
+    if not any(r.per_session or r.best for r in rows):
+        out.print("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.")

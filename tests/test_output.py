@@ -159,3 +159,49 @@ def test_engine_tables_never_split_a_number(cols80):
     screen = console.export_text()
     for number in ("67.783", "135.941", "148.574"):
         assert number in screen, screen
+
+
+def test_review_lists_the_first_misses_then_all_with_failed(cols80, isolated_state):
+    kata("start", "lru-kv-cache", "--yes", "--reveal", "all")
+    kata("submit", code=1)  # the stub
+    kata("finish")
+    summary = kata("review").output
+    assert summary.count("\n  FAIL ") + summary.count("\n  ERROR ") <= 10
+    assert "more missed: `kata review --failed` lists them all" in summary
+    failed = kata("review", "--failed").output
+    assert failed.count("\n  FAIL ") + failed.count("\n  ERROR ") == 100 and "PASS" not in failed
+    everything = kata("review", "--all").output
+    assert len(everything.splitlines()) > len(failed.splitlines()) // 2
+    assert len(summary.splitlines()) <= 60
+
+
+def test_progress_charts_the_best_score_and_the_fastest_levels(fixture_workbook, isolated_state, monkeypatch):
+    import json
+
+    monkeypatch.setenv("KATA_NOW", str(T0))
+    kata("start", "adder", "--yes")
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", isolated_state / "workspace" / "adder.py")
+    monkeypatch.setenv("KATA_NOW", str(T0 + 30))
+    kata("submit")
+    monkeypatch.setenv("KATA_NOW", str(T0 + 90))
+    kata("submit")
+    kata("finish")
+    out = kata("progress").output
+    assert "adder" in out and "30/30" in out and "fastest: L1 0:30, L2 1:30" in out
+    (row,) = json.loads(kata("progress", "--json").output)
+    assert row["best"] == 30 and row["sessions"] == [{"session": 1, "points_earned": 30}]
+    assert row["fastest_level_s"] == {"1": 30.0, "2": 90.0}
+
+
+def test_unknown_names_suggest_the_closest(fixture_workbook):
+    assert "Did you mean 'adder'?" in kata("show", "addr", code=2).output
+    assert "Did you mean 'mini'?" in kata("start", "minni", code=2).output
+    assert "Did you mean 'check'?" in kata("chek", code=2).output
+
+
+def test_shell_completion_offers_slugs_and_exams(fixture_workbook):
+    from cli import complete_slug, complete_target
+
+    assert complete_slug("ad") == ["adder"] and complete_slug("zz") == []
+    assert set(complete_target("")) == {"adder", "mini", "oa"}
+    assert "--install-completion" in kata("--help").output
