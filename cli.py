@@ -114,13 +114,13 @@ def _store_path() -> str:
         return ".kata/kata.db"
 
 
-def workbook():
+def workbook(settle: bool = True):
     """The workbook, after settling any session whose clock ran out (its last saved work is
     auto-submitted by the first command after the deadline; see kata.session.settle)."""
     from kata.catalog import Workbook
 
     wb = Workbook.find(_state["workbook"])
-    if not _state.get("settled"):
+    if settle and not _state.get("settled"):
         _state["settled"] = True
         _settle(wb)
     return wb
@@ -183,9 +183,17 @@ def _settle(wb) -> None:
     from kata import session
     from kata.views import clock
 
+    import sqlite3
+
+    from kata.store import StoreError
+
     if not (wb.kata_dir / "kata.db").exists():
         return
-    for a in session.settle(wb):
+    try:
+        settled = session.settle(wb)
+    except (StoreError, sqlite3.DatabaseError):
+        return  # a damaged store: the command itself reports it (and `kata doctor` mends it)
+    for a in settled:
         sub = a.submission
         typer.echo(f"Session {a.session.id} ({a.session.name}) ran out: auto-submitted {a.kata.slug}, "
                    f"the version saved at {clock(a.saved_at - a.session.started_at)}: "
@@ -496,7 +504,7 @@ def hint(slug: str = typer.Argument(..., help="The kata.", autocompletion=comple
 @app.command()
 @handled
 def finish() -> None:
-    """End the live session now; its last submissions stand."""
+    """End the live session now; its best submissions stand."""
     from kata import session
 
     s = session.finish(workbook())
@@ -641,7 +649,7 @@ def doctor() -> None:
     from kata.session import now
     from kata.store import repair
 
-    wb = workbook()
+    wb = workbook(settle=False)
     path = wb.kata_dir / "kata.db"
     r = repair(path, now())
     if r.healthy:

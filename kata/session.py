@@ -226,10 +226,11 @@ class Graded:
     passed_now: list[int] = field(default_factory=list)  # levels it passed for the first time
 
 
-def _grade_file(wb: Workbook, kata: Kata, suite: str, on_progress=None) -> Graded:
+def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     from kata import grading, workspace
 
     path, code = workspace.read_learner_file(wb, kata)  # the snapshot graded and recorded
+    on_progress = progress(kata) if progress else None  # only once there is something to grade
     t = now()  # a submission counts from when it starts
     store = open_store(wb)
     session = store.live_session(t)
@@ -256,7 +257,7 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, on_progress=None) -> Grade
 
 def check(wb: Workbook, katas: list[Kata], progress=None) -> list[Graded]:
     """`progress(kata)`: a callback factory -> on_progress(done, total, level), or None."""
-    return [_grade_file(wb, k, "visible", progress(k) if progress else None) for k in katas]
+    return [_grade_file(wb, k, "visible", progress) for k in katas]
 
 
 def submit(wb: Workbook, katas: list[Kata], progress=None) -> list[Graded]:
@@ -266,7 +267,7 @@ def submit(wb: Workbook, katas: list[Kata], progress=None) -> list[Graded]:
             "instructor's side; `kata check` runs the visible tests here, and your workspace/ "
             "files are what you hand in"
         )
-    return [_grade_file(wb, k, "hidden", progress(k) if progress else None) for k in katas]
+    return [_grade_file(wb, k, "hidden", progress) for k in katas]
 
 
 # --- the deadline -----------------------------------------------------------------

@@ -165,6 +165,9 @@ def _submission(row) -> Submission:
                       row["status"], row["suite"], bool(row["auto"]))
 
 
+_CHECKED: set[tuple] = set()  # (path, inode, size) of stores this process found intact
+
+
 def _locked(exc: sqlite3.Error) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -202,6 +205,13 @@ class Store:
         self.db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
         self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()  # a damaged file fails here
+        st = self.path.stat()
+        key = (str(self.path.resolve()), st.st_ino, st.st_size)
+        if key not in _CHECKED:  # once per file state: a truncated file can open and read fine
+            row = self.db.execute("PRAGMA quick_check(1)").fetchone()
+            if row is None or row[0] != "ok":
+                raise sqlite3.DatabaseError(f"integrity check: {row[0] if row else 'no answer'}")
+            _CHECKED.add(key)
 
     def _close_quietly(self) -> None:
         db = getattr(self, "db", None)
