@@ -97,7 +97,7 @@ def bundle_kata_toml(kata: Kata) -> str:
 def bundle_leaks(wb: Workbook, out: Path) -> list[Path]:
     """Files in `out` that are, or copy the text of, a solution, a hidden test or a bug."""
     secret_texts = set()
-    for pattern in ("solutions/*.py", "graders/**/*.py", "tests/bugs/**/*.py"):
+    for pattern in ("solutions/*.py", "graders/**/*.py", "tests/bugs/**/*.py", "tests/bugs/**/*.patch"):
         for f in wb.root.glob(pattern):
             secret_texts.add(f.read_bytes())
     leaks = []

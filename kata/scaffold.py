@@ -191,25 +191,14 @@ def test_bad_size_late(impl):
         impl.count_admitted([1, 1, -3], 1)
 ''')
 
-BUG = Template('''\
-"""Bug: a total equal to the budget is treated as over it (< instead of <=)."""
-
-from __future__ import annotations
-
-
-def count_admitted(sizes: list[int], budget: int) -> int:
-    if budget < 0:
-        raise ValueError("budget must be >= 0")
-    for i, size in enumerate(sizes):
-        if size <= 0:
-            raise ValueError(f"sizes[{i}] must be positive")
-    total = 0
-    for admitted, size in enumerate(sizes):
-        total += size
-        if total >= budget:
-            return admitted
-    return len(sizes)
-''')
+# The example zoo entry: one mistake in the reference, as a patch (see kata/zoo.py). The scaffold
+# makes it from the reference's text, so it always applies to the reference it ships with.
+BUG_MISTAKE = ("        if total > budget:", "        if total >= budget:")
+BUG_HEADER = {
+    "Bug": "a total equal to the budget is treated as over it (>= instead of >)",
+    "Level": "1",
+    "Breaks": "a total exactly equal to the budget fits",
+}
 
 
 def new_kata(wb: Workbook, slug: str, title: str | None = None) -> list[Path]:
@@ -229,8 +218,8 @@ def new_kata(wb: Workbook, slug: str, title: str | None = None) -> list[Path]:
         wb.root / "katas" / slug / "test_visible.py": VISIBLE,
         wb.root / "solutions" / f"{slug}.py": SOLUTION,
         wb.root / "graders" / slug / f"test_{module}.py": GRADER,
-        wb.root / "tests" / "bugs" / slug / "equal_budget_rejected.py": BUG,
     }
+    bug = wb.root / "tests" / "bugs" / slug / "equal_budget_rejected.patch"
     taken = [p for p in files if p.exists()] + [
         d for d in (wb.root / "katas" / slug, wb.root / "graders" / slug) if d.exists()
     ]
@@ -239,4 +228,11 @@ def new_kata(wb: Workbook, slug: str, title: str | None = None) -> list[Path]:
     for path, template in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(template.substitute(values), encoding="utf-8")
-    return list(files)
+    from kata.zoo import make_patch
+
+    reference = SOLUTION.substitute(values)
+    assert BUG_MISTAKE[0] in reference, "the scaffold's reference lost the line its bug changes"
+    wrong = reference.replace(*BUG_MISTAKE, 1)
+    bug.parent.mkdir(parents=True, exist_ok=True)
+    bug.write_text(make_patch(reference, wrong, slug, bug.stem, BUG_HEADER), encoding="utf-8")
+    return [*files, bug]

@@ -10,7 +10,8 @@ Checks, each reported by name with a one-line detail:
     reference     the reference passes every visible and every hidden test
     stub          the stub fails at least one hidden test of every level
     deterministic two runs of the hidden suite on the reference give the same outcome
-    bug-zoo       every file in tests/bugs/<slug>/ fails at least one hidden test
+    bug-zoo       every patch in tests/bugs/<slug>/ applies to the reference (kata/zoo.py) and the
+                  wrong solution it makes fails at least one hidden test
 
 and the hidden suite's run time on the reference. Grading runs are child processes, run
 `workers` at a time. Validating a kata also (re)writes graders/<slug>/MANIFEST.json, the hashes
@@ -43,13 +44,19 @@ class KataReport:
     hidden_tests: int = 0
     hidden_runtime_s: float | None = None
     bugs: int = 0
+    zoo_errors: list = field(default_factory=list, repr=False)  # patches that do not apply
+    zoo_dir: Path | None = field(default=None, repr=False)
+    zoo_names: dict = field(default_factory=dict, repr=False)  # bug file -> its patch's name
 
     @property
     def ok(self) -> bool:
         return all(c.ok for c in self.checks)
 
     def to_json(self) -> dict:
-        return {**asdict(self), "ok": self.ok}
+        data = asdict(self)
+        for private in ("zoo_errors", "zoo_dir", "zoo_names"):
+            data.pop(private, None)
+        return {**data, "ok": self.ok}
 
 
 # --- the public API, read from the syntax tree ------------------------------
@@ -160,9 +167,17 @@ def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata 
     except CatalogError as exc:
         report.checks.append(Check("api", False, str(exc)))
 
-    bugs = sorted(kata.bugs.glob("*.py")) if kata.bugs.is_dir() else []
-    bugs = [b for b in bugs if not b.name.startswith(("test_", "_"))]
-    report.bugs = len(bugs)
+    # the zoo's patches, applied to the current reference in a folder of their own
+    import tempfile
+
+    from kata import zoo
+
+    zoo_dir = Path(tempfile.mkdtemp(prefix=f"kata-zoo-{slug}-"))
+    made, report.zoo_errors = zoo.materialise(kata, zoo_dir)
+    report.zoo_dir = zoo_dir
+    report.zoo_names = {bug.resolve(): patch.name for bug, patch in made.items()}
+    bugs = sorted(made)
+    report.bugs = len(zoo.entries(kata.bugs))
     jobs = {
         "ref1": lambda: grade(kata, kata.solution, "hidden", limits),
         "ref2": lambda: grade(kata, kata.solution, "hidden", limits),
@@ -221,18 +236,23 @@ def _conclude(report: KataReport, kata: Kata, results: dict) -> KataReport:
     for name, value in results.items():
         if name.startswith("bugs"):
             verdict.update(value)
-    survivors = [b.name for b, caught in verdict.items() if caught is False]
-    broken = [b.name for b, caught in verdict.items() if caught is None]
+    names = report.zoo_names
+    survivors = [names.get(b, b.name) for b, caught in verdict.items() if caught is False]
+    broken = [names.get(b, b.name) for b, caught in verdict.items() if caught is None]
     if not report.bugs:
-        report.checks.append(Check("bug-zoo", False, f"{kata.bugs}: no bug files: add wrong solutions"))
+        report.checks.append(Check("bug-zoo", False,
+                                   f"{kata.bugs}: no bug patches: add wrong solutions (see AUTHORING.md)"))
     else:
-        bad = survivors + broken
-        report.checks.append(Check(
-            "bug-zoo", not bad,
-            (f"not caught: {', '.join(survivors)}" if survivors else "")
-            + (f" did not run: {', '.join(broken)}" if broken else "")
-            or f"all {report.bugs} bugs caught",
-        ))
+        problems = list(report.zoo_errors)
+        if survivors:
+            problems.append(f"not caught: {', '.join(survivors)}")
+        if broken:
+            problems.append(f"did not run: {', '.join(broken)}")
+        report.checks.append(Check("bug-zoo", not problems,
+                                   "; ".join(problems) or f"all {report.bugs} bugs caught"))
+    import shutil
+
+    shutil.rmtree(report.zoo_dir, ignore_errors=True)
     return report
 
 

@@ -1,7 +1,9 @@
 """The bug zoo as patches: each wrong solution is a small unified diff against the reference.
 
-A zoo entry `tests/bugs/<slug>/<name>.patch` is a header (free text: what the bug is, the level it
-breaks, the prompt sentence it breaks), then a unified diff of `solutions/<slug>.py`:
+A zoo entry `tests/bugs/<slug>/<name>.patch` is a header (free text: `Bug:` what the mistake is,
+`Level:` the level whose tests catch it (the first hidden test that fails it, in file order),
+`Breaks:` the prompt sentence it breaks, for entries written since), then a unified diff of
+`solutions/<slug>.py`:
 
     Bug: evicts while used_blocks >= capacity, so an exactly-full cache loses an entry.
     Level: 1

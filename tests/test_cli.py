@@ -125,9 +125,13 @@ def test_list_and_show(wb):
 
 
 def test_validate_json_on_the_fixture(wb):
+    from kata.zoo import make_patch
+
     (wb / "tests" / "bugs" / "adder").mkdir(parents=True)
-    bug = (wb / "solutions" / "adder.py").read_text().replace("return -a", "return a")
-    (wb / "tests" / "bugs" / "adder" / "neg_forgets_sign.py").write_text('"""Bug: neg returns a."""\n' + bug)
+    ref = (wb / "solutions" / "adder.py").read_text()
+    bug = ref.replace("return -a", "return a")
+    (wb / "tests" / "bugs" / "adder" / "neg_forgets_sign.patch").write_text(
+        make_patch(ref, bug, "adder", "neg_forgets_sign", {"Bug": "neg returns a", "Level": "2"}))
     data = json.loads(kata("validate", "adder", "--json").output)
     checks = {c["name"]: c["ok"] for c in data["katas"][0]["checks"]}
     assert data["ok"], data

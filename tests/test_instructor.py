@@ -64,11 +64,33 @@ def test_a_markerless_grader_test_is_caught(empty_workbook):
 
 
 def test_a_surviving_bug_is_caught(empty_workbook):
+    from kata.zoo import make_patch
+
     kata("new", "zoo")
     ref = (empty_workbook / "solutions" / "zoo.py").read_text()
-    (empty_workbook / "tests" / "bugs" / "zoo" / "harmless.py").write_text(ref)  # not a bug at all
+    harmless = ref.replace("total = 0", "total = 0  # a comment changes nothing", 1)
+    (empty_workbook / "tests" / "bugs" / "zoo" / "harmless.patch").write_text(
+        make_patch(ref, harmless, "zoo", "harmless", {"Bug": "none at all"}))
     ok, detail = checks(validate_kata(Workbook.find(), "zoo"))["bug-zoo"]
-    assert not ok and "not caught: harmless.py" in detail
+    assert not ok and "not caught: harmless.patch" in detail
+
+
+def test_a_patch_that_no_longer_applies_fails_validate_naming_it(empty_workbook):
+    kata("new", "zoo")
+    solution = empty_workbook / "solutions" / "zoo.py"
+    solution.write_text(solution.read_text().replace("if total > budget:", "if budget < total:"))
+    ok, detail = checks(validate_kata(Workbook.find(), "zoo"))["bug-zoo"]
+    assert not ok
+    assert "equal_budget_rejected.patch: hunk 1 (reference line" in detail and "no longer applies" in detail
+
+
+def test_a_patch_that_changes_nothing_is_refused(empty_workbook):
+    kata("new", "zoo")
+    ref = (empty_workbook / "solutions" / "zoo.py").read_text()
+    patch = empty_workbook / "tests" / "bugs" / "zoo" / "empty.patch"
+    patch.write_text("Bug: none\n--- a/x\n+++ b/y\n@@ -1,1 +1,1 @@\n " + ref.splitlines()[0] + "\n")
+    ok, detail = checks(validate_kata(Workbook.find(), "zoo"))["bug-zoo"]
+    assert not ok and "empty.patch: applies but changes nothing" in detail
 
 
 def test_mutation_score_is_reported_and_a_weak_suite_scores_low(empty_workbook):

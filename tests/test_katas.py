@@ -1,6 +1,6 @@
 """Every kata in this workbook passes `kata validate`: its reference passes its visible tests and
 hidden suite, its stub fails every level, its tests carry their markers, its stub and reference share
-one API, two runs agree, and its hidden suite catches every bug in tests/bugs/<slug>/."""
+one API, two runs agree, and its hidden suite catches every bug patch in tests/bugs/<slug>/."""
 
 from __future__ import annotations
 
@@ -34,8 +34,13 @@ def test_kata_validates(slug, reports):
 
 @pytest.mark.parametrize("slug", WB.slugs())
 def test_kata_has_a_bug_zoo_of_twelve(slug):
-    bugs = [p for p in WB.kata(slug).bugs.glob("*.py") if not p.name.startswith("_")]
-    assert len(bugs) >= 12, f"{slug}: {len(bugs)} bugs in tests/bugs/{slug}/, KATAS.md asks for 12"
+    from kata.zoo import ZooPatch, entries
+
+    bugs = entries(WB.kata(slug).bugs)
+    assert len(bugs) >= 12, f"{slug}: {len(bugs)} bug patches in tests/bugs/{slug}/, KATAS.md asks for 12"
+    for bug in bugs:  # each says what it breaks, and at which level
+        header = ZooPatch.parse(bug).header
+        assert header.get("Bug") and header.get("Level", "").isdigit(), bug.name
 
 
 def test_default_exam_is_calibrated_like_the_real_assessment():
