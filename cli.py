@@ -169,12 +169,9 @@ def clock_line(wb, slug: str | None = None) -> None:
     where = ""
     if slug is not None and slug in s.katas and s.kind == "exam":
         where = f", Q{s.katas.index(slug) + 1} {slug}"
-    warn = ""
-    for limit, text in ((60, "under 1 minute left: submit what you have"),
-                        (300, "under 5 minutes left"), (600, "under 10 minutes left")):
-        if remaining <= limit:
-            warn = f" ({text})"
-            break
+    from kata.views import deadline_warning
+
+    warn = f" ({deadline_warning(remaining)})" if deadline_warning(remaining) else ""
     out().print(f"[bold]Session {s.id}[/] ({s.name}{where}): {clock(remaining)} left{warn}",
                 highlight=False)
 

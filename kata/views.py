@@ -293,3 +293,12 @@ def progress_lines(rows) -> None:
                       markup=False, highlight=False)
     if not any(r.per_session or r.best for r in rows):
         out.print("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.")
+
+
+def deadline_warning(remaining: float) -> str:
+    """The warning for the last 10, 5 and 1 minute(s); '' before that."""
+    for limit, text in ((60, "under 1 minute left: submit what you have"),
+                        (300, "under 5 minutes left"), (600, "under 10 minutes left")):
+        if remaining <= limit:
+            return text
+    return ""

@@ -107,8 +107,14 @@ class Watch:
             print(f"[{self.clock_text()}] {line}", flush=True)
 
     def clock_text(self) -> str:
+        from kata.views import deadline_warning
+
         s = sessions.live_session(self.wb)
-        return f"{_clock(s.remaining(sessions.now()))} left" if s else "no live session"
+        if s is None:
+            return "no live session"
+        remaining = s.remaining(sessions.now())
+        warn = deadline_warning(remaining)
+        return f"{_clock(remaining)} left" + (f", {warn}" if warn else "")
 
     def render(self):
         """The screen: clock, questions, the first failing test in full, the keys."""
@@ -130,7 +136,7 @@ class Watch:
             hidden = f"{r.hidden[0]:g}/{r.hidden[1]:g}" if r.hidden else "-"
             table.add_row(">" if i == self.current else "", r.slug, levels_label(r.levels, r.levels_open),
                           visible, hidden)
-        parts = [Text(f"{_clock(remaining)} left", style="bold"), table]
+        parts = [Text(self.clock_text(), style="bold"), table]
         r = self.last.get(self.katas[self.current].slug)
         failing = [t for t in r.tests if t.status != "pass"] if r else []
         if failing:

@@ -89,3 +89,14 @@ def test_the_screen_renders_at_80_columns(fixture_workbook, isolated_state, monk
     assert "left" in screen and "adder" in screen and "first failure: test_add" in screen
     assert "keys: s submit" in screen
     assert max(len(line) for line in screen.splitlines()) <= 80
+
+
+def test_watch_warns_in_the_last_minutes(fixture_workbook, isolated_state, monkeypatch, capsys):
+    monkeypatch.setenv("KATA_NOW", "1800000000")
+    kata("start", "adder", "--yes")  # 5 minutes: already under 10, and under 5 at once
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=True)
+    w.emit("tick")
+    assert "5:00 left, under 5 minutes left] tick" in capsys.readouterr().out
+    monkeypatch.setenv("KATA_NOW", str(1800000000 + 250))
+    assert "under 1 minute left: submit what you have" in w.clock_text()
