@@ -95,8 +95,9 @@ def _urgency(r: Request) -> tuple[int, int, int]:
 
 def pick_next(waiting: list[Request]) -> Request:
     """The request a free slot takes: lowest (priority, arrival, id)."""
-    if not waiting:
-        raise ValueError("waiting must not be empty")
+    if not isinstance(waiting, list) or not waiting:
+        raise ValueError(f"waiting must be a non-empty list of requests, got {waiting!r}")
+    _validate(waiting)
     return min(waiting, key=_urgency)
 
 
@@ -106,6 +107,11 @@ def pick_victim(running: list[Request], incoming: Request) -> Request | None:
     The victim is the least urgent running request: highest (priority, arrival, id). It is
     preempted only when `incoming` is strictly more urgent by priority alone.
     """
+    if not isinstance(running, list):
+        raise ValueError(f"running must be a list of requests, got {running!r}")
+    if not isinstance(incoming, Request):
+        raise ValueError(f"incoming must be a Request, got {incoming!r}")
+    _validate(running + [incoming])  # ids unique across both
     if not running:
         return None
     victim = max(running, key=_urgency)
@@ -117,8 +123,9 @@ def pick_victim(running: list[Request], incoming: Request) -> Request | None:
 
 def percentile(values: list[int], p: int) -> int:
     """Nearest-rank percentile: the value at 1-based rank ceil(p * n / 100) of the sorted values."""
-    if not values:
-        raise ValueError("values must not be empty")
+    if not isinstance(values, list) or not values or \
+            any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+        raise ValueError(f"values must be a non-empty list of ints, got {values!r}")
     _check_int("p", p, 1)
     if p > 100:
         raise ValueError(f"p must be <= 100, got {p}")
@@ -132,6 +139,8 @@ def latency_percentiles(
 ) -> dict[int, tuple[int, int]]:
     """priority -> (P50, P99) of finish - arrival, for every priority that has requests."""
     _validate(requests)
+    if not isinstance(outcomes, dict):
+        raise ValueError(f"outcomes must be a dict of request id -> Outcome, got {outcomes!r}")
     by_class: dict[int, list[int]] = {}  # priority -> latencies
     for r in requests:
         if r.id not in outcomes:

@@ -293,8 +293,13 @@ def _is_int(value: object) -> bool:
 
 
 def _is_number(value: object) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value))
+    """A finite int or float (not bool) that a float can hold: math.isfinite(10**400) overflows."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        return False
 
 
 def _is_name(value: object) -> bool:
@@ -305,7 +310,7 @@ def _payload(event_type: str, data: str) -> dict | None:
     """The event's JSON object if it is well formed for its type, else None."""
     try:
         obj = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting too deep to parse
         return None
     if not isinstance(obj, dict) or not _is_name(obj.get("request_id")) or not _is_number(obj.get("ts")):
         return None

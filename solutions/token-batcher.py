@@ -583,7 +583,14 @@ def tpot_percentiles(requests: list[Request], schedule: Schedule) -> TPOTStats:
     Only finished requests with output_tokens >= 2 count.
     Example: TPOTs [1.0, 2.0, 4.0] -> p50 = 2.0 (rank ceil(0.5*3) = 2), p90 = p99 = 4.0.
     """
+    _validate_requests(requests)  # ttft_deadline is not needed here, so not checked
     outputs = {r.id: r.output_tokens for r in requests}
+    for rid, o in schedule.outcomes.items():
+        if rid not in outputs:
+            raise ValueError(f"outcomes has id {rid!r}, which is not one of the requests")
+        if o.finish_time < o.first_token_time:
+            raise ValueError(f"finish_time {o.finish_time} < first_token_time {o.first_token_time} "
+                             f"(outcome {rid!r})")
     values = sorted(
         (o.finish_time - o.first_token_time) / (outputs[rid] - 1)
         for rid, o in schedule.outcomes.items()

@@ -46,7 +46,7 @@ def test_kata_has_a_bug_zoo_of_twelve(slug):
 def test_default_exam_is_calibrated_like_the_real_assessment():
     """Four Easy-Medium questions in 90 minutes, none over 25; each shows at most 1,000 words of
     prose (4,000 for the exam), like the real round's ~22 minutes a question including reading."""
-    from kata.prompt import Prompt, prose_words
+    from kata.prompt import Prompt, level_note, prose_words
 
     exam = WB.exam("llm-infra-oa")
     assert exam.minutes == 90 and sum(q.minutes for q in exam.questions) == 90
@@ -55,7 +55,8 @@ def test_default_exam_is_calibrated_like_the_real_assessment():
     for q in exam.questions:
         assert q.minutes <= 25, q
         kata = WB.kata(q.kata)
-        words = prose_words(Prompt.parse(kata.prompt.read_text()).render(q.levels))
+        note = level_note(list(q.levels), list(q.levels), len(kata.levels), q.reveal == "progressive")
+        words = prose_words(Prompt.parse(kata.prompt.read_text()).render(q.levels, note))  # as shown
         assert words <= 1000, (q.kata, words)
         total += words
     assert total <= 4000, total

@@ -228,10 +228,44 @@ def test_percentile_extremes(impl):
 @pytest.mark.level(1)
 @pytest.mark.points(1)
 @pytest.mark.edge("percentile: p outside 1..100 or not an int raises ValueError naming p; empty values names values")
-@pytest.mark.parametrize("values, p, word", [([1], 0, "p"), ([1], 101, "p"), ([1], True, "p"), ([], 50, "values")])
+@pytest.mark.parametrize("values, p, word", [([1], 0, "p"), ([1], 101, "p"), ([1], True, "p"), ([], 50, "values"),
+                                            ([1], 50.0, "p"), ([1], None, "p"), ([1], "50", "p")])
 def test_percentile_invalid(impl, values, p, word):
     with pytest.raises(ValueError, match=word):
         impl.percentile(values, p)
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("percentile, latency_percentiles and pick_next check the type of every argument, and "
+                  "the first argument's error wins")
+def test_every_argument_is_checked_in_order(impl):
+    good = reqs_of(impl, [(1, 0, 0, 3)])
+    cases = [
+        ("percentile('abc', 50)", lambda: impl.percentile("abc", 50), "values"),
+        ("percentile((1, 2), 50)", lambda: impl.percentile((1, 2), 50), "values"),
+        ("percentile([1, True], 50)", lambda: impl.percentile([1, True], 50), "values"),
+        ("percentile([1, 2.0], 50)", lambda: impl.percentile([1, 2.0], 50), "values"),
+        ("percentile(None, 50)", lambda: impl.percentile(None, 50), "values"),
+        ("percentile([], 0) (both bad: values is checked first)", lambda: impl.percentile([], 0), "values"),
+        ("latency_percentiles(reqs, None)", lambda: impl.latency_percentiles(good, None), "outcomes"),
+        ("latency_percentiles(reqs, [])", lambda: impl.latency_percentiles(good, []), "outcomes"),
+        ("latency_percentiles with duration -1 and outcomes None (requests are checked first)",
+         lambda: impl.latency_percentiles(reqs_of(impl, [(1, 0, 0, -1)]), None), "duration"),
+        ("pick_next([])", lambda: impl.pick_next([]), "waiting"),
+        ("pick_next('abc')", lambda: impl.pick_next("abc"), "waiting"),
+        ("pick_next(a request with arrival -1)", lambda: impl.pick_next(reqs_of(impl, [(1, -1, 0, 3)])), "arrival"),
+        ("pick_next(two requests with id 1)", lambda: impl.pick_next(reqs_of(impl, [(1, 0, 0, 3), (1, 1, 0, 3)])), "id"),
+    ]
+    for call, fn, word in cases:
+        try:
+            fn()
+        except ValueError as exc:
+            assert word in str(exc), f"Called {call}. Raised ValueError({str(exc)!r}), expected a message naming {word}."
+        except Exception as exc:  # noqa: BLE001 - the learner's mistake to see
+            pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError naming {word}.")
+        else:
+            pytest.fail(f"Called {call}. Returned normally, expected ValueError naming {word}.")
 
 
 @pytest.mark.level(1)

@@ -247,3 +247,30 @@ def test_complexity(impl):
                                   lambda: impl.schedule_preemptive(mine, 4),
                                   lambda: ref.schedule_preemptive(theirs, 4))
     assert same(outs(got), outs(expected)), f"Called schedule_preemptive({N:,} overloaded requests, 4). The outcomes differ from the expected ones."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(1)
+@pytest.mark.edge("pick_victim checks running (a list), then incoming (a Request), then every request's "
+                  "fields, ids unique across both")
+def test_pick_victim_checks_its_arguments(impl):
+    r = impl.Request(1, 0, 1, 3)
+    cases = [
+        ("pick_victim(None, r)", lambda: impl.pick_victim(None, r), "running"),
+        ("pick_victim((r,), r2)", lambda: impl.pick_victim((r,), impl.Request(2, 0, 0, 1)), "running"),
+        ("pick_victim([], None)", lambda: impl.pick_victim([], None), "incoming"),
+        ("pick_victim(None, None) (running is checked first)", lambda: impl.pick_victim(None, None), "running"),
+        ("pick_victim([r], a request with priority -2)",
+         lambda: impl.pick_victim([r], impl.Request(2, 0, -2, 1)), "priority"),
+        ("pick_victim([r], another request with id 1)", lambda: impl.pick_victim([r], impl.Request(1, 0, 0, 1)), "id"),
+    ]
+    for call, fn, word in cases:
+        try:
+            fn()
+        except ValueError as exc:
+            assert word in str(exc), f"Called {call}. Raised ValueError({str(exc)!r}), expected a message naming {word}."
+        except Exception as exc:  # noqa: BLE001 - the learner's mistake to see
+            pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError naming {word}.")
+        else:
+            pytest.fail(f"Called {call}. Returned normally, expected ValueError naming {word}.")
+    assert impl.pick_victim([], r) is None

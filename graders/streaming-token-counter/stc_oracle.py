@@ -18,6 +18,7 @@ from __future__ import annotations
 import codecs
 import json
 import math
+import sys
 import re
 import unicodedata
 from fractions import Fraction
@@ -136,13 +137,15 @@ def _int(v) -> bool:
 
 
 def _number(v) -> bool:
-    return type(v) in (int, float) and math.isfinite(v)
+    if type(v) is int:
+        return abs(v) <= sys.float_info.max  # float(v) would overflow beyond it
+    return type(v) is float and math.isfinite(v)
 
 
 def _well_formed(kind: str, data: str):
     try:
         obj = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if type(obj) is not dict:
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import random
 import time
 
@@ -222,6 +223,29 @@ def test_non_finite_ts_is_bad(impl):
         _, left, monitor = run(impl, [stream])
         assert same((monitor.bad_events, left), (2, [])), (
             f"Fed a start with ts {ts} then a delta for it. (bad_events, finish()) is {(monitor.bad_events, left)!r}, expected (2, []).")
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("payloads Python cannot hold are bad, not a crash: JSON nested too deep for json.loads, "
+                  "an int ts too large for a float")
+def test_unparseable_depth_and_overflowing_ts_are_bad(impl):
+    deep = '{"request_id": "r9", "tenant": "acme", "prompt_tokens": 1, "ts": 0, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    huge = '{"request_id": "r9", "tenant": "acme", "prompt_tokens": 1, "ts": 1' + "0" * 400 + "}"
+    edge = '{"request_id": "r9", "tenant": "acme", "prompt_tokens": 1, "ts": %d}' % int(sys.float_info.max)
+    for what, payload, bad in (("JSON nested 100,000 deep", deep, 2), ("ts = 10**400", huge, 2),
+                               ("ts = int(sys.float_info.max), which a float holds", edge, 0)):
+        stream = event_bytes("start", payload) + delta("r9", "x")
+        try:
+            _, left, monitor = run(impl, [stream])
+        except Exception as exc:  # noqa: BLE001 - the point: no exception at all
+            pytest.fail(f"Fed a start whose payload has {what}, then a delta. Raised {type(exc).__name__}, "
+                        "expected a bad event (or, for the last, an accepted one)")
+        got = (monitor.bad_events, len(left))
+        want = (bad, 0 if bad else 1)
+        assert same(got, want), (
+            f"Fed a start whose payload has {what}, then a delta for it. (bad_events, unfinished requests) "
+            f"is {got!r}, expected {want!r}.")
 
 
 @pytest.mark.level(2)

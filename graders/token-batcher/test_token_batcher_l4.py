@@ -62,6 +62,30 @@ def close_stats(got, want):
 
 
 @pytest.mark.points(2)
+@pytest.mark.edge("tpot_percentiles checks requests first, then outcomes: an unknown id names outcomes, "
+                  "finish before first token names finish_time")
+def test_tpot_percentiles_validates_its_input(impl):
+    good = [("a", 0, 3, 4, 10)]
+    cases = [
+        ("a request with prompt_tokens 0", [("a", 0, 0, 4, 10)], {"a": (5, 27)}, "prompt_tokens"),
+        ("two requests with id 'a'", good + [("a", 1, 2, 2, 10)], {}, "id"),
+        ("an outcome for unknown id 'zz'", good, {"a": (5, 27), "zz": (1, 2)}, "outcomes"),
+        ("an outcome finishing at 4 before its first token at 5", good, {"a": (5, 4)}, "finish_time"),
+        ("a bad request and an unknown outcome (requests are checked first)",
+         [("a", -1, 3, 4, 10)], {"zz": (1, 2)}, "arrival"),
+    ]
+    for what, rows, outcomes, field in cases:
+        with pytest.raises(ValueError) as err:
+            tpot(impl, rows, outcomes)
+        assert field in str(err.value), (
+            f"Called tpot_percentiles with {what}. Raised ValueError({str(err.value)!r}), expected a "
+            f"message naming {field}.")
+    # a deadline of None is fine here: tpot_percentiles does not need it
+    got = as_tuple(tpot(impl, [("a", 0, 3, 4, None)], {"a": (5, 26)}))
+    assert close_stats(got, (1, 7.0, 7.0, 7.0)), f"Called tpot_percentiles with ttft_deadline None. Returned {got}, expected (1, 7.0, 7.0, 7.0)."
+
+
+@pytest.mark.points(2)
 @pytest.mark.edge("tpot_percentiles on the prompt's example")
 def test_tpot_prompt_example(impl):
     rows = [("a", 0, 3, 4, 10), ("b", 1, 14, 2, 30), ("c", 2, 2, 2, 12)]
