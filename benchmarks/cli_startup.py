@@ -23,7 +23,7 @@ def bare_app_source() -> str:
     sys.path.insert(0, str(REPO))
     import typer.main
 
-    from cli import app
+    from kata.cli import app
 
     group = typer.main.get_command(app)
     lines = ["import typer", "app = typer.Typer(add_completion=False, rich_markup_mode=None)"]

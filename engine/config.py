@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.hardware import HARDWARE
+
 # Byte-level vocabulary: ids 0..255 are bytes, then two special tokens.
 BOS_TOKEN_ID = 256
 EOS_TOKEN_ID = 257
@@ -183,8 +185,6 @@ class EngineConfig:
     cost_model: str = "llama-3-8b"  # a MODEL_PRESETS name
 
     def __post_init__(self) -> None:
-        from engine.cost_model import HARDWARE  # local import: config stays dependency-free
-
         _one_of("EngineConfig", "backend", self.backend, ("numpy", "torch"))
         _one_of("EngineConfig", "device", self.device.split(":")[0], ("cpu", "cuda"))
         _one_of("EngineConfig", "hardware", self.hardware, tuple(HARDWARE))

@@ -1,5 +1,5 @@
 """`python -m kata` runs the same command line as `kata`."""
 
-from cli import app
+from kata.cli import app
 
 app(prog_name="kata")

@@ -10,7 +10,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
+from kata.cli import app
 from tests.conftest import REPO
 
 runner = CliRunner()
@@ -140,7 +140,7 @@ def test_validate_json_on_the_fixture(wb):
 
 
 def test_help_does_not_import_heavy_modules():
-    code = ("import sys, cli; heavy = [m for m in ('pytest', 'hypothesis', 'numpy', 'rich.console') "
+    code = ("import sys, kata.cli; heavy = [m for m in ('pytest', 'hypothesis', 'numpy', 'rich.console') "
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
@@ -149,6 +149,50 @@ def test_help_does_not_import_heavy_modules():
 def test_python_dash_m_kata_works():
     out = subprocess.run([sys.executable, "-m", "kata", "--help"], cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0 and "Usage: kata" in out.stdout
+
+
+def test_python_dash_m_kata_never_imports_the_root_cli_module():
+    code = ("import runpy, sys\nsys.argv = ['kata', '--help']\ntry:\n    runpy.run_module('kata', run_name='__main__')\n"
+            "except SystemExit:\n    pass\nprint('ROOT-CLI' if 'cli' in sys.modules else 'NO-ROOT-CLI')")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert out.stdout.strip().endswith("NO-ROOT-CLI"), out.stdout + out.stderr
+
+
+def _imports(package: str) -> dict[str, set[str]]:
+    """module -> the modules of `package` it imports, at the top or inside functions."""
+    import ast
+
+    graph = {}
+    for f in sorted((REPO / package).rglob("*.py")):
+        name = ".".join(f.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+        deps = set()
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                deps.add(node.module)
+                deps.update(f"{node.module}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+        graph[name] = deps
+    return {m: {d for d in deps if d in graph and d != m} for m, deps in graph.items()}
+
+
+@pytest.mark.parametrize("package", ["engine", "kata"])
+def test_no_import_cycle(package):
+    graph = _imports(package)
+    state: dict[str, int] = {}
+
+    def visit(m, path):
+        state[m] = 1
+        for d in sorted(graph[m]):
+            if state.get(d) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(path[path.index(d):] + [d]))
+            if d not in state:
+                visit(d, path + [d])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
 
 
 def test_doctor_moves_a_damaged_store_aside_and_keeps_the_workspace(wb, isolated_state):

@@ -8,7 +8,7 @@ import shutil
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
+from kata.cli import app
 from kata.catalog import Workbook, load_kata
 from kata.cohort import bundle_leaks, grade_batch, merge
 from kata.grading import Limits

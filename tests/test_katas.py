@@ -105,7 +105,7 @@ def test_token_batcher_alone_opens_level_two_after_the_reference_passes_level_on
 
     from typer.testing import CliRunner
 
-    from cli import app
+    from kata.cli import app
 
     def run(*args, code=0):
         result = CliRunner().invoke(app, list(args))

@@ -135,8 +135,8 @@ def test_review_and_history_show_when_each_level_passed(wb, isolated_state, monk
 def test_start_shows_the_briefing_and_asks_on_a_terminal(wb, isolated_state, monkeypatch):
     from typer.testing import CliRunner
 
-    import cli
-    from cli import app
+    from kata import cli
+    from kata.cli import app
 
     monkeypatch.setattr(cli, "_interactive", lambda: True)
 

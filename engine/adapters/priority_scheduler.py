@@ -100,12 +100,17 @@ class LearnerSchedulerPolicy:
         return _Key(self.request(request), self)
 
     def pick_victim(self, running: list[RequestView]) -> int:
-        requests = [self.request(v) for v in running]
-        worst = max(r.priority for r in requests)
-        incoming = self.module.Request(-1, 0, worst - 1 if worst > 0 else -1, 0)
+        # Ask "which running request would a more urgent arrival preempt?" with valid requests:
+        # every running priority shifted up by one (their order is unchanged) and an incoming
+        # request of priority 0 with an unused id, so it outranks all of them.
+        requests = []
+        for v in running:
+            r = self.request(v)
+            requests.append(self.module.Request(r.id, r.arrival, r.priority + 1, r.duration))
+        incoming = self.module.Request(max(r.id for r in requests) + 1, 0, 0, 0)
         victim = self.call("pick_victim", requests, incoming)
         if victim is None:
-            raise PolicyError(f"pick_victim(running, a request of priority {incoming.priority}) "
+            raise PolicyError("pick_victim(running, a request more urgent than all of them) "
                               "returned None; expected the least urgent running request")
         for r in requests:
             if victim is r or victim == r:
