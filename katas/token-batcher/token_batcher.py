@@ -94,7 +94,7 @@ class ScheduledStep:
     end: int  # start + decode_cost + prefill_cost * sum(prefill.values())
     preempted: list[str]
     admitted: list[str]
-    prefill: dict[str, int]  # id -> prompt tokens it computes in this step
+    prefill: dict[str, int]  # id -> tokens it computes in this step: prompt_tokens + generated (L4: a chunk)
     finished: list[str]  # any order
     blocks_in_use: int  # after computing, before finished requests free their blocks
 
