@@ -360,7 +360,7 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
     if s is None:
         typer.echo("No live session. Start one with `kata start` (see `kata list`).")
         return
-    from kata.views import clock, levels_label
+    from kata.views import levels_label
 
     con = out()
     clock_line(wb)

@@ -176,7 +176,7 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
     import tempfile
 
     from kata.catalog import load_kata
-    from kata.grading import Limits, child_guard, private_copy, verify_manifest
+    from kata.grading import private_copy, verify_manifest
 
     k, n = parse_shard(shard)
     submissions = Path(submissions).expanduser().resolve()

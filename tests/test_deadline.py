@@ -7,8 +7,6 @@ import json
 import os
 import shutil
 
-import pytest
-
 from tests.test_cli import kata
 
 T0 = 1_800_000_000.0
