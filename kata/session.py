@@ -286,53 +286,64 @@ def settle(wb: Workbook) -> list[AutoSubmitted]:
     question's file saved at or before the deadline: the newest of the snapshots kata took (checks
     and submissions) and the workspace file itself (by its modification time). A version already
     submitted is not graded twice. Run by the first `kata` command after a deadline; each session
-    is settled once, by whichever process claims it first."""
-    from kata import grading
-
+    is settled once, by whichever process claims it first (and released again if it fails)."""
     store = open_store(wb)
     t = now()
     done = []
     for s in store.unsettled_timed_out(t):
         if not store.claim_settlement(s.id, t):
             continue
-        for q in questions_of(wb, s):
-            try:
-                kata = wb.kata(q.kata)
-            except CatalogError:
-                continue
-            candidates = [(snap.submitted_at, snap.code) for snap in store.snapshots(s.id, q.kata)
-                          if snap.submitted_at <= s.deadline]
-            path = wb.workspace_file(kata)
-            try:
-                mtime = path.stat().st_mtime
-                if s.started_at <= mtime <= s.deadline:
-                    candidates.append((mtime, path.read_text(encoding="utf-8")))
-            except (OSError, UnicodeDecodeError):
-                pass
-            if not candidates:
-                continue
-            saved_at, code = max(candidates, key=lambda c: c[0])
-            if any(sub.code == code for sub in store.counted_submissions(s, q.kata)):
-                continue  # that version was graded already
-            if not kata.grader.is_dir():
-                continue  # a student bundle: no hidden suite here
-            # The saved version is the final answer: levels open as far as it passes them, in
-            # order, as they would have on submits (a level counts only if every earlier one passed).
-            result = grading.grade(kata, path, "hidden", code=code, levels=list(q.levels))
-            if q.reveal == "progressive":
-                reached = []
-                for lv in result.levels:
-                    reached.append(lv.level)
-                    if not (lv.total and lv.passed == lv.total):
-                        break
-                result.tests = [t for t in result.tests if t.task_id in reached]
-                grading.score(result, kata, reached)
-            sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True)
-            if not result.tampered:
-                for lv in result.levels:
-                    if lv.total and lv.passed == lv.total:
-                        store.record_level_passed(s.id, q.kata, lv.level, saved_at, sub.id)
-            done.append(AutoSubmitted(s, kata, saved_at, sub))
+        try:
+            done.extend(_settle_session(wb, store, s))
+        except BaseException:
+            store.unclaim_settlement(s.id)  # e.g. a changed hidden suite: a later command retries
+            raise
+    return done
+
+
+def _settle_session(wb: Workbook, store: Store, s: Session) -> list[AutoSubmitted]:
+    """Auto-submit each question's last version saved by the deadline (see settle)."""
+    from kata import grading
+
+    done = []
+    for q in questions_of(wb, s):
+        try:
+            kata = wb.kata(q.kata)
+        except CatalogError:
+            continue
+        candidates = [(snap.submitted_at, snap.code) for snap in store.snapshots(s.id, q.kata)
+                      if snap.submitted_at <= s.deadline]
+        path = wb.workspace_file(kata)
+        try:
+            mtime = path.stat().st_mtime
+            if s.started_at <= mtime <= s.deadline:
+                candidates.append((mtime, path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            pass
+        if not candidates:
+            continue
+        saved_at, code = max(candidates, key=lambda c: c[0])
+        if any(sub.code == code for sub in store.counted_submissions(s, q.kata)):
+            continue  # that version was graded already
+        if not kata.grader.is_dir():
+            continue  # a student bundle: no hidden suite here
+        # The saved version is the final answer: levels open as far as it passes them, in
+        # order, as they would have on submits (a level counts only if every earlier one passed).
+        result = grading.grade(kata, path, "hidden", code=code, levels=list(q.levels))
+        if q.reveal == "progressive":
+            reached = []
+            for lv in result.levels:
+                reached.append(lv.level)
+                if not (lv.total and lv.passed == lv.total):
+                    break
+            result.tests = [t for t in result.tests if t.task_id in reached]
+            grading.score(result, kata, reached)
+        sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True)
+        if not result.tampered:
+            for lv in result.levels:
+                if lv.total and lv.passed == lv.total:
+                    store.record_level_passed(s.id, q.kata, lv.level, saved_at, sub.id)
+        done.append(AutoSubmitted(s, kata, saved_at, sub))
     return done
 
 
@@ -522,13 +533,13 @@ def status(wb: Workbook) -> tuple[Session | None, float, list[QuestionStatus]]:
     for q in questions_of(wb, session):
         kata = wb.kata(q.kata)
         checks = store.submissions(session_id=session.id, slug=q.kata, suite="visible")
-        subs = store.submissions(session_id=session.id, slug=q.kata, suite="hidden")
         visible = None
         if checks:
             tests = checks[-1].result.get("tests", [])
             visible = (sum(x["status"] == "pass" for x in tests), len(tests))
         possible = _question_points(wb, q)[1]
-        hidden = (subs[-1].points_earned, possible) if subs else None
+        best = store.official_submission(session, q.kata)  # the score that counts: the best so far
+        hidden = (best.points_earned, possible) if best else None
         path = wb.workspace_file(kata)
         passed = store.passed_levels(session.id, q.kata)
         rows.append(QuestionStatus(q.kata, kata.title, path, path.is_file(), visible, hidden,

@@ -384,6 +384,12 @@ class Store:
                               "settled_at IS NULL ORDER BY id").fetchall()
         return [_session(r) for r in rows]
 
+    def unclaim_settlement(self, session_id: int) -> None:
+        """Settling failed part-way (nothing was recorded for the question that failed): let a
+        later command try again."""
+        with self.transaction() as db:
+            db.execute("UPDATE sessions SET settled_at = NULL WHERE id = ?", (session_id,))
+
     def claim_settlement(self, session_id: int, now: float) -> bool:
         """Mark the session settled; False if another process did first (it settles it)."""
         with self.transaction() as db:

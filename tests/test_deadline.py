@@ -132,3 +132,32 @@ def test_finish_is_finished_not_timed_out(fixture_workbook, isolated_state, monk
     kata("finish")
     at(monkeypatch, 1000)
     assert json.loads(kata("history", "--json").stdout)[0]["status"] == "finished"
+
+
+def test_a_failed_auto_submission_is_retried_by_a_later_command(fixture_workbook, isolated_state, monkeypatch):
+    at(monkeypatch, 0)
+    kata("start", "adder", "--yes", "--reveal", "all")
+    target = ws(isolated_state, "adder.py")
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", target)
+    saved_at(target, 60)
+    manifest = fixture_workbook / "graders" / "adder" / "MANIFEST.json"
+    good = manifest.read_text()
+    manifest.write_text("{}")  # the hidden suite cannot be trusted: no grade now
+    at(monkeypatch, 400)
+    failed = kata("history", "--json", code=2)
+    assert "MANIFEST.json" in failed.output
+    manifest.write_text(good)
+    row = json.loads(kata("history", "--json").stdout)[0]
+    assert row["points_earned"] == 30 and row["auto_submitted"] == ["adder"]
+
+
+def test_status_shows_the_score_that_counts(fixture_workbook, isolated_state, monkeypatch):
+    at(monkeypatch, 0)
+    kata("start", "adder", "--yes", "--reveal", "all")
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", ws(isolated_state, "adder.py"))
+    at(monkeypatch, 30)
+    kata("submit")
+    ws(isolated_state, "adder.py").write_text("def add(a, b):\n    return a + b\n")
+    at(monkeypatch, 60)
+    kata("submit", code=1)
+    assert json.loads(kata("status", "--json").stdout)["questions"][0]["hidden"] == [30, 30]
