@@ -204,14 +204,25 @@ def test_doctor_moves_a_damaged_store_aside_and_keeps_the_workspace(wb, isolated
     for extra in ("-wal", "-shm"):
         db.with_name(db.name + extra).unlink(missing_ok=True)
     db.write_bytes(b"garbage" * 500)
-    broken = kata("status", code=2)
-    assert "the store is damaged" in broken.output and "kata doctor" in broken.output
-    assert len(broken.output.strip().splitlines()) == 1
-    fixed = kata("doctor").output
+
+    # From here each command is its own process, as it is for a user: SQLite shares a file's state
+    # between the connections of one process, so an in-process run could see the old data.
+    def run(*args, code=0):
+        import os
+
+        done = subprocess.run([sys.executable, "-m", "kata", *args], capture_output=True, text=True,
+                              env=dict(os.environ), timeout=120)
+        assert done.returncode == code, (args, done.stdout, done.stderr)
+        return done.stdout + done.stderr
+
+    broken = run("status", code=2)
+    assert "the store is damaged" in broken and "kata doctor" in broken
+    assert len(broken.strip().splitlines()) == 1
+    fixed = run("doctor")
     assert "was damaged: moved to" in fixed and "workspace/ files were not touched" in fixed
     assert ws.read_text() == "# my work\n"
     assert list((isolated_state / ".kata").glob("damaged-*/kata.db"))
-    assert "No live session" in kata("status").output
+    assert "No live session" in run("status")
 
 
 def test_doctor_recovers_the_rows_it_can_read(wb, isolated_state):
@@ -243,7 +254,11 @@ def test_a_truncated_store_is_one_line_for_every_command(wb, isolated_state):
     con.close()
     data = db.read_bytes()
     db.write_bytes(data[: len(data) // 2])
+    import os
+
     for command in (["status"], ["history"], ["hint", "adder"], ["list"]):
-        result = kata(*command, code=2)
-        lines = result.output.strip().splitlines()
-        assert len(lines) == 1 and "kata doctor" in lines[0], (command, result.output)
+        # each in its own process, as for a user (see the doctor test above)
+        done = subprocess.run([sys.executable, "-m", "kata", *command], capture_output=True,
+                              text=True, env=dict(os.environ), timeout=120)
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        assert done.returncode == 2 and len(lines) == 1 and "kata doctor" in lines[0], (command, lines)
