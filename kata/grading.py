@@ -136,22 +136,35 @@ class SuiteResult:
 # --- the child process ------------------------------------------------------
 
 _PR_SET_PDEATHSIG = 1
+_LIBC: list = []  # [libc handle or None], loaded once in the parent
+
+
+def _libc():
+    """libc, loaded in the parent: after fork, in a child of a threaded parent (grade-batch and
+    validate grade from worker threads), an import or a dlopen could deadlock on a lock another
+    thread held at fork time; the child only calls functions it already has."""
+    if not _LIBC:
+        try:
+            import ctypes
+
+            _LIBC.append(ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None)
+        except OSError:  # pragma: no cover - no libc to load: the signal handlers remain
+            _LIBC.append(None)
+    return _LIBC[0]
 
 
 def _limit_child(memory_bytes: int, cpu_seconds: int, parent_pid: int):
-    def apply():  # runs in the child between fork and exec
-        import resource
+    import resource
 
+    libc = _libc()
+    prctl = getattr(libc, "prctl", None) if libc is not None else None
+
+    def apply():  # runs in the child between fork and exec: no imports, no allocations of note
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if sys.platform.startswith("linux"):
-            try:  # die with the parent, even when it is SIGKILLed
-                import ctypes
-
-                ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-            except (OSError, AttributeError):  # pragma: no cover - no prctl: the handlers remain
-                pass
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # die with the parent, even on SIGKILL
             if os.getppid() != parent_pid:  # the parent died before prctl took effect
                 os._exit(1)
 
