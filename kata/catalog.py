@@ -459,7 +459,7 @@ class Workbook:
     def kata(self, slug: str) -> Kata:
         if not SLUG_RE.match(slug) or not (self.root / "katas" / slug / "kata.toml").is_file():
             known = ", ".join(self.slugs()) or "none"
-            raise CatalogError(f"unknown kata '{slug}'.{_did_you_mean(slug, self.slugs())} Known katas: {known}")
+            raise CatalogError(f"unknown kata '{slug}'.{did_you_mean(slug, self.slugs())} Known katas: {known}")
         return load_kata(self.root, slug)
 
     def katas(self) -> list[Kata]:
@@ -474,7 +474,7 @@ class Workbook:
     def exam(self, name: str) -> Exam:
         if name not in self.exam_names():
             known = ", ".join(self.exam_names()) or "none"
-            raise CatalogError(f"unknown exam '{name}'.{_did_you_mean(name, self.exam_names())} Known exams: {known}")
+            raise CatalogError(f"unknown exam '{name}'.{did_you_mean(name, self.exam_names())} Known exams: {known}")
         return load_exam(self.root, name, self._katas_by_slug())
 
     def exams(self) -> list[Exam]:
@@ -488,7 +488,8 @@ class Workbook:
         return self.workspace / kata.module
 
 
-def _did_you_mean(name: str, choices: list[str]) -> str:
+def did_you_mean(name: str, choices: list[str]) -> str:
+    """' Did you mean 'x'?' for the closest of `choices`, or '' when none is close."""
     import difflib
 
     close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)

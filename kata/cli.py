@@ -109,7 +109,7 @@ def handled(fn):
 
 def _store_path() -> str:
     try:
-        return str(workbook().kata_dir / "kata.db")
+        return str(workbook(settle=False).kata_dir / "kata.db")
     except Exception:  # noqa: BLE001 - only for an error message
         return ".kata/kata.db"
 
@@ -160,7 +160,7 @@ def clock_line(wb, slug: str | None = None) -> None:
     """One line on top of every in-session command: session, question, time left, and a warning
     in the last 10, 5 and 1 minute(s). Nothing outside a session."""
     from kata import session as sessions
-    from kata.views import clock
+    from kata.views import clock, deadline_warning
 
     s = sessions.live_session(wb)
     if s is None:
@@ -169,20 +169,18 @@ def clock_line(wb, slug: str | None = None) -> None:
     where = ""
     if slug is not None and slug in s.katas and s.kind == "exam":
         where = f", Q{s.katas.index(slug) + 1} {slug}"
-    from kata.views import deadline_warning
-
-    warn = f" ({deadline_warning(remaining)})" if deadline_warning(remaining) else ""
+    warning = deadline_warning(remaining)
+    warn = f" ({warning})" if warning else ""
     out().print(f"[bold]Session {s.id}[/] ({s.name}{where}): {clock(remaining)} left{warn}",
                 highlight=False)
 
 
 def _settle(wb) -> None:
-    from kata import session
-    from kata.views import clock
-
     import sqlite3
 
+    from kata import session
     from kata.store import StoreError
+    from kata.views import clock
 
     if not (wb.kata_dir / "kata.db").exists():
         return

@@ -414,6 +414,11 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
     tampered: str | None = None
     strikes = 0  # tests in a row that timed out
     timed_out_tests = 0
+
+    def over_budget() -> str:
+        return (f"the submission used up its {limits.wall_timeout:g}s grading budget "
+                f"({timed_out_tests} test(s) timed out)")
+
     with tempfile.TemporaryDirectory(prefix="kata-grade-") as tmpname:
         tmp = Path(tmpname)
         ini = tmp / "pytest.ini"
@@ -461,7 +466,7 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
             finished_before = len(finished)
             state = {"current": None, "since": None, "importing": None, "import_error": None,
                      "finished_at": None, "whens": {}}
-            killed_for = None
+            killed_for, budget_hit = None, False
             reader = _EventReader(events_path, key)
 
             def distrust(why: str) -> None:
@@ -546,8 +551,7 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
                     elif state["current"] is not None and now - state["since"] > bound:
                         killed_for = f"timed out: still running after {bound:.0f}s, the process was killed"
                     elif now - started > limits.wall_timeout:
-                        killed_for = (f"the submission used up its {limits.wall_timeout:g}s grading "
-                                      f"budget ({timed_out_tests} test(s) timed out)")
+                        killed_for, budget_hit = over_budget(), True
                     elif state["finished_at"] is not None and now - state["finished_at"] > 2.0:
                         killed_for = "finished"  # a thread the learner left running holds the exit
                     elif tampered:
@@ -591,7 +595,7 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
                     timed_out_tests += 1
             if tampered:
                 break
-            if killed_for and "budget" in killed_for:
+            if budget_hit:
                 run_message = killed_for
                 break
             pending = [name for name in tests if name not in finished]
@@ -603,8 +607,7 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
                                + (": " + output.strip()[-1500:] if output.strip() else ""))
                 break
             if time.monotonic() - started > limits.wall_timeout:
-                run_message = (f"the submission used up its {limits.wall_timeout:g}s grading budget "
-                               f"({timed_out_tests} test(s) timed out)")
+                run_message = over_budget()
                 break
             restarts += 1
             targets = pending  # a fresh child for the tests with no result yet

@@ -86,13 +86,11 @@ def plan(wb: Workbook, target: str | None, minutes: float | None = None,
 
 
 def unknown_target_message(wb: Workbook, name: str) -> str:
-    import difflib
+    from kata.catalog import did_you_mean
 
     exams, slugs = wb.exam_names(), wb.slugs()
-    close = difflib.get_close_matches(name, exams + slugs, n=1)
-    hint = f" Did you mean '{close[0]}'?" if close else ""
-    return (f"'{name}' is neither an exam nor a kata.{hint} Exams: {', '.join(exams) or 'none'}; "
-            f"katas: {', '.join(slugs)}")
+    return (f"'{name}' is neither an exam nor a kata.{did_you_mean(name, exams + slugs)} "
+            f"Exams: {', '.join(exams) or 'none'}; katas: {', '.join(slugs)}")
 
 
 def start(wb: Workbook, target: str | None, abandon: bool = False,

@@ -69,18 +69,52 @@ def level_table(result: SuiteResult, title: str) -> Table:
 
 def test_lines(result: SuiteResult, reveal: bool, detail: bool = False) -> None:
     """One line per test. `reveal` adds each hidden test's edge description and message."""
-    out = console()
     for t in result.tests:
-        name = t.name.split("::")[-1]
-        level = f"L{t.task_id}" if t.task_id is not None else "  "
-        line = f"  {status_text(t.status)} {level} {escape(name)}"
-        if reveal and t.edge:
-            line += f" [dim]({escape(t.edge)})[/]"
-        out.print(line)
-        if t.status != PASS and (reveal or detail) and t.message:
-            out.print(f"      {t.message}", markup=False, style="dim" if not detail else None)
-        if detail and t.status != PASS and t.detail:
-            out.print(_indent(t.detail.strip(), 6), markup=False)
+        _test_line(t, edge=reveal, message=reveal or detail, detail_lines=None if detail else 0)
+
+
+def _test_line(t, edge: bool, message: bool, detail_lines: int | None) -> None:
+    """A test's status line; then, if it did not pass, its message and its failure report
+    (detail_lines: None = all of it, 0 = none, n = its last n lines)."""
+    out = console()
+    level = f"L{t.task_id}" if t.task_id is not None else "  "
+    line = f"  {status_text(t.status)} {level} {escape(t.name.split('::')[-1])}"
+    if edge and t.edge:
+        line += f" [dim]({escape(t.edge)})[/]"
+    out.print(line)
+    if t.status == PASS:
+        return
+    if message and t.message:
+        out.print(f"      {t.message}", markup=False, style="dim" if detail_lines == 0 else None)
+    if detail_lines != 0 and t.detail:
+        lines = t.detail.strip().splitlines()
+        if detail_lines is not None and len(lines) > detail_lines:
+            lines = lines[-detail_lines:]
+            out.print("      ...", markup=False)
+        out.print(_indent("\n".join(lines), 6), markup=False)
+
+
+def failures(result: SuiteResult, mode: str, first: int, command: str, *, edge: bool,
+             detail_lines: int | None) -> None:
+    """The tests that did not pass: the first `first` of them (mode "summary") or all ("failed"),
+    then how to see the rest. A failure every test shares (a syntax error, an import that raised,
+    a stub's NotImplementedError) is shown once, with its report."""
+    out = console()
+    failing = [t for t in result.tests if t.status != PASS]
+    if len(failing) == len(result.tests) > 1 and len({t.message for t in failing}) == 1:
+        out.print(f"  every test fails the same way: {escape(failing[0].message or '')}")
+        if detail_lines != 0 and failing[0].detail and failing[0].status == FAIL:
+            # the code ran and failed: one traceback shows where (an error in setup, such as a
+            # syntax error at import, has nothing to add to its message)
+            _test_line(failing[0], edge=False, message=False, detail_lines=detail_lines)
+        return
+    shown = failing if mode == "failed" else failing[:first]
+    for t in shown:
+        _test_line(t, edge=edge, message=True,
+                   detail_lines=detail_lines if mode == "summary" else (None if detail_lines != 0 else 0))
+    if len(failing) > len(shown):
+        out.print(f"  {len(failing) - len(shown)} more: `{command} --failed` shows them all, "
+                  "`--all` every test.")
 
 
 def _indent(text: str, n: int) -> str:
@@ -116,7 +150,7 @@ def briefing(plan, bundle: bool = False) -> None:
                      "hidden tests.")
     else:
         rules.append("`kata submit SLUG` grades your file on the hidden tests, as often as you like.")
-        rules.append("A submission counts if it starts before the deadline; the last one counts.")
+        rules.append("A submission counts if it starts before the deadline; your best one counts.")
     if any(q.reveal == "progressive" and len(q.levels) > 1 for q in plan.questions):
         rules.append("The next level opens when every hidden test of the current one passes.")
     rules.append("It ends at the deadline or with `kata finish`; then `kata review` shows every "
@@ -146,46 +180,18 @@ DETAIL_LINES = 25  # lines of one failure's report shown by default
 
 
 def check_report(result: SuiteResult, mode: str = "summary") -> None:
-    """`kata check` output that fits a screen.
-
-    summary: one line per level, then the first failures in full (cut to DETAIL_LINES lines) and a
-    line on how to see the rest; failed: every failure in full; all: every test, every failure.
-    A failure every test shares (a syntax or import error) is shown once."""
-    out = console()
-    tests = result.tests
-    failing = [t for t in tests if t.status != PASS]
+    """`kata check` output that fits a screen: one line per level, then the first failures in full
+    (their last DETAIL_LINES lines); mode "failed": every failure in full; "all": every test."""
     if mode == "all":
         test_lines(result, reveal=True, detail=True)
         return
-    levels = sorted({t.task_id for t in tests if t.task_id is not None})
-    for lv in levels:
-        mine = [t for t in tests if t.task_id == lv]
+    out = console()
+    for lv in sorted({t.task_id for t in result.tests if t.task_id is not None}):
+        mine = [t for t in result.tests if t.task_id == lv]
         ok = sum(t.status == PASS for t in mine)
         style = "green" if ok == len(mine) else ("red" if ok == 0 else "yellow")
         out.print(f"  level {lv}: [{style}]{ok}/{len(mine)}[/] pass")
-    if not failing:
-        return
-    shared = {t.message for t in failing}
-    if len(failing) > 1 and len(shared) == 1 and len(failing) == len(tests) and \
-            any(w in (failing[0].message or "") for w in ("importing", "Error at line", "did not finish")):
-        out.print(f"  every test fails the same way: {escape(failing[0].message or '')}")
-        return
-    shown = failing if mode == "failed" else failing[:FIRST_FAILURES]
-    for t in shown:
-        name = t.name.split("::")[-1]
-        level = f"L{t.task_id}" if t.task_id is not None else "  "
-        out.print(f"  {status_text(t.status)} {level} {escape(name)}")
-        if t.message:
-            out.print(f"      {t.message}", markup=False)
-        if t.detail:
-            lines = t.detail.strip().splitlines()
-            if mode == "summary" and len(lines) > DETAIL_LINES:
-                lines = lines[-DETAIL_LINES:]
-                out.print("      ...", markup=False)
-            out.print(_indent("\n".join(lines), 6), markup=False)
-    rest = len(failing) - len(shown)
-    if rest > 0:
-        out.print(f"  {rest} more failing: `kata check --failed` shows them all, `--all` every test.")
+    failures(result, mode, FIRST_FAILURES, "kata check", edge=False, detail_lines=DETAIL_LINES)
 
 
 def plain_text_wanted() -> bool:
@@ -244,29 +250,13 @@ REVIEW_FIRST = 10  # missed tests listed per question by default
 
 def review_lines(result: SuiteResult, mode: str = "summary") -> None:
     """`kata review`: the tests missed, each with its edge case and message (summary: the first
-    REVIEW_FIRST; failed: all; all: every test). A failure every test shares is shown once."""
-    out = console()
+    REVIEW_FIRST; failed: all; all: every test)."""
     if mode == "all":
         test_lines(result, reveal=True)
-        return
-    failing = [t for t in result.tests if t.status != PASS]
-    if not failing:
-        out.print("  every hidden test passed")
-        return
-    if len(failing) == len(result.tests) > 1 and len({t.message for t in failing}) == 1:
-        out.print(f"  every test failed the same way: {escape(failing[0].message or '')}")
-        return
-    shown = failing if mode == "failed" else failing[:REVIEW_FIRST]
-    for t in shown:
-        name = t.name.split("::")[-1]
-        level = f"L{t.task_id}" if t.task_id is not None else "  "
-        edge = f" [dim]({escape(t.edge)})[/]" if t.edge else ""
-        out.print(f"  {status_text(t.status)} {level} {escape(name)}{edge}")
-        if t.message:
-            out.print(f"      {t.message}", markup=False)
-    if len(failing) > len(shown):
-        out.print(f"  {len(failing) - len(shown)} more missed: `kata review --failed` lists them all, "
-                  "`--all` every test.")
+    elif all(t.status == PASS for t in result.tests):
+        console().print("  every hidden test passed")
+    else:
+        failures(result, mode, REVIEW_FIRST, "kata review", edge=True, detail_lines=0)
 
 
 SPARKS = " ▁▂▃▄▅▆▇█"

@@ -25,10 +25,23 @@ def test_check_on_a_stub_fits_a_screen(cols80, isolated_state):
     lines = out.splitlines()
     assert len(lines) <= 80, len(lines)
     assert max(len(line) for line in lines) <= 80
-    assert "level 1: 0/4 pass" in out and "7 more failing: `kata check --failed`" in out
+    assert "level 1: 0/4 pass" in out
+    # every test fails with the stub's NotImplementedError: said once, with one traceback
+    assert "every test fails the same way: NotImplementedError" in out
+    assert out.count("raise NotImplementedError") == 1
+
+
+def test_check_shows_the_first_failures_in_full_then_how_to_see_the_rest(cols80, isolated_state):
+    from kata.catalog import Workbook
+
+    kata("start", "lru-kv-cache", "--yes", "--reveal", "all")
+    ref = Workbook.find().kata("lru-kv-cache").solution.read_text()
+    (isolated_state / "workspace" / "lru_kv_cache.py").write_text(  # evicts at equality: 4 tests fail
+        ref.replace("while self._used > self._capacity", "while self._used >= self._capacity"))
+    out = kata("check", code=1).output
+    assert out.count("\n  FAIL ") == 2 and "2 more: `kata check --failed` shows them all" in out
     failed = kata("check", "--failed", code=1).output
-    assert failed.count("NotImplementedError\n") >= 9 and "more failing" not in failed
-    assert "PASS" not in failed
+    assert failed.count("\n  FAIL ") == 4 and "more:" not in failed and "PASS" not in failed
 
 
 def test_a_syntax_error_is_shown_once(cols80, isolated_state):
@@ -167,7 +180,7 @@ def test_review_lists_the_first_misses_then_all_with_failed(cols80, isolated_sta
     kata("finish")
     summary = kata("review").output
     assert summary.count("\n  FAIL ") + summary.count("\n  ERROR ") <= 10
-    assert "more missed: `kata review --failed` lists them all" in summary
+    assert "more: `kata review --failed` shows them all" in summary
     failed = kata("review", "--failed").output
     assert failed.count("\n  FAIL ") + failed.count("\n  ERROR ") == 100 and "PASS" not in failed
     everything = kata("review", "--all").output

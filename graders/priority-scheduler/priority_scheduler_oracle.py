@@ -368,3 +368,18 @@ def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float
             f"expected at most {budget:.2f} s ({factor:g}x the reference's {ref_time:.2f} s)."
         )
     return result, ref_result
+
+
+def expect_value_error(call: str, fn, word: str) -> None:
+    """fn() must raise ValueError whose message names `word` (`call` describes it for the message)."""
+    __tracebackhide__ = True  # report the test's line, not this helper's
+    import pytest
+
+    try:
+        fn()
+    except ValueError as exc:
+        assert word in str(exc), f"Called {call}. Raised ValueError({str(exc)!r}), expected a message naming {word}."
+    except Exception as exc:  # noqa: BLE001 - the learner's mistake to see
+        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError naming {word}.")
+    else:
+        pytest.fail(f"Called {call}. Returned normally, expected ValueError naming {word}.")
