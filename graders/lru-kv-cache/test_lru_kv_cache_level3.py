@@ -118,6 +118,20 @@ def test_get_or_put_miss(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(1)
+@pytest.mark.edge("get_or_put of an absent key stores a copy of the factory's list and returns another")
+def test_get_or_put_miss_does_not_alias(impl):
+    cache = impl.KVBlockCache(4)
+    made = [7, 8]
+    got = cache.get_or_put("a", lambda: made)
+    made.append(9)
+    got.append(5)
+    stored = cache.get("a")
+    assert same(stored, [7, 8]), f"Called get_or_put('a', f -> made) on an empty cache, then appended to both `made` and the returned list, then get('a'). Returned {stored!r}, expected [7, 8]: the cache keeps its own copy."
+    assert got is not made, "get_or_put returned the factory's own list object: it must return a new list."
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(1)
 @pytest.mark.edge("get_or_put with a key that is not a str raises TypeError")
 def test_get_or_put_key_type(impl):
     cache = impl.KVBlockCache(3)
