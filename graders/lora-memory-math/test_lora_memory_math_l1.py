@@ -160,7 +160,7 @@ def test_lora_rank_lower_bound_and_types(impl):
 @pytest.mark.edge("target_modules: empty, unknown, lm_head, bare str, non-iterable all rejected")
 def test_lora_bad_targets(impl):
     cfg = cfg_of(impl)
-    for bad in ([], ["q_proj", "qkv_proj"], ["lm_head"], ["embed_tokens"], "q_proj", None, 7):
+    for bad in ([], ["q_proj", "qkv_proj"], ["lm_head"], ["embed_tokens"], "q_proj", None, 7, ["q_proj", 5], ("q_proj", None)):
         check_raises(lambda: impl.count_lora_parameters(cfg, 4, bad), "target_modules",
                      f"count_lora_parameters(tiny, 4, {bad!r})")
 
