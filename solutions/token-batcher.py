@@ -126,7 +126,8 @@ class TPOTStats:
 
 
 def _check_int(name: str, value, minimum: int, where: str = "") -> None:
-    if value is None or value < minimum:
+    # type() rather than isinstance(): a bool is an int subclass, and is not a count
+    if type(value) is not int or value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}{where}")
 
 
@@ -136,8 +137,10 @@ def _validate_requests(requests: list[Request], need_deadline: bool = False) -> 
         if r.id in seen:
             raise ValueError(f"id {r.id!r} is used by more than one request")
         seen.add(r.id)
-        if (r.arrival < 0 or r.prompt_tokens < 1 or r.output_tokens < 0
-                or (need_deadline and (r.ttft_deadline is None or r.ttft_deadline < 0))):
+        a, p, o = r.arrival, r.prompt_tokens, r.output_tokens
+        if (type(a) is not int or type(p) is not int or type(o) is not int
+                or a < 0 or p < 1 or o < 0
+                or (need_deadline and (type(r.ttft_deadline) is not int or r.ttft_deadline < 0))):
             where = f" (request {r.id!r})"
             _check_int("arrival", r.arrival, 0, where)
             _check_int("prompt_tokens", r.prompt_tokens, 1, where)
