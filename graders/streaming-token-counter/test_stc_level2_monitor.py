@@ -356,7 +356,9 @@ def test_monitor_finish_and_invalid_input(impl):
     monitor.feed(start("zed") + start("Alpha") + start("beta") + start("alpha"))
     first = monitor.finish()
     assert same(first, ["Alpha", "alpha", "beta", "zed"]), f"Called finish() with four open requests. Returned {first!r}, expected ['Alpha', 'alpha', 'beta', 'zed']."
-    assert same(monitor.finish(), first)
+    first.append("mine")
+    again = monitor.finish()
+    assert same(again, ["Alpha", "alpha", "beta", "zed"]), f"Appended to the list finish() returned, then called finish() again. Returned {again!r}, expected the same four ids: return a new list each time."
     with pytest.raises(RuntimeError):
         monitor.feed(b"")
     fresh = impl.UsageMonitor()
