@@ -171,6 +171,7 @@ def test_pick_next(impl):
         ([R(1, 0, 1, 4), R(2, 1, 0, 2)], R(2, 1, 0, 2)),
         ([R(5, 3, 1, 1), R(4, 2, 1, 9)], R(4, 2, 1, 9)),
         ([R(8, 2, 1, 1), R(6, 2, 1, 1), R(7, 2, 1, 1)], R(6, 2, 1, 1)),
+        ([R(4, 3, 1, 1), R(5, 2, 1, 9)], R(5, 2, 1, 9)),  # arrival decides before id
     ]
     for waiting, expected in cases:
         got = impl.pick_next(waiting)
@@ -195,6 +196,24 @@ def test_percentile_examples(impl):
     for values, p, expected in (([5, 1, 3, 2], 50, 2), ([5, 1, 3, 2], 99, 5), ([7], 1, 7)):
         got = impl.percentile(values, p)
         assert same(got, expected), f"Called percentile({values}, {p}). Returned {got}, expected {expected}."
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("percentile, pick_next and latency_percentiles leave their arguments as they were")
+def test_arguments_not_modified(impl):
+    values = [5, 1, 3, 2]
+    impl.percentile(values, 50)
+    assert same(values, [5, 1, 3, 2]), f"Called percentile([5, 1, 3, 2], 50). The caller's list became {values}: sort a copy."
+    R = impl.Request
+    waiting = [R(3, 4, 1, 1), R(1, 0, 1, 1), R(2, 2, 0, 1)]
+    before = list(waiting)
+    impl.pick_next(waiting)
+    assert same(waiting, before), f"Called pick_next({before}). The caller's list became {waiting}."
+    outcomes = impl.schedule(waiting)
+    kept = dict(outcomes)
+    impl.latency_percentiles(waiting, outcomes)
+    assert same((waiting, outcomes), (before, kept)), "Called latency_percentiles(requests, outcomes): it changed its arguments."
 
 
 @pytest.mark.level(1)

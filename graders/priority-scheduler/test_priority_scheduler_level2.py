@@ -178,6 +178,7 @@ def test_pick_victim(impl):
         ([a, c, b], R(9, 6, 0, 1), c),
         ([d, a, c], R(9, 6, 1, 1), d),
         ([], R(9, 6, 0, 1), None),
+        ([R(8, 1, 2, 1), R(6, 4, 2, 1)], R(9, 6, 0, 1), R(6, 4, 2, 1)),  # arrival decides before id
     ]
     for running, incoming, expected in cases:
         got = impl.pick_victim(running, incoming)
@@ -190,7 +191,7 @@ def test_pick_victim(impl):
 @pytest.mark.level(2)
 @pytest.mark.points(1)
 @pytest.mark.edge("num_slots below 1 or not an int raises ValueError naming num_slots")
-@pytest.mark.parametrize("k", [0, -3, True, 1.5])
+@pytest.mark.parametrize("k", [0, -3, True, 1.5, 2.0, None, "2"])
 def test_invalid_num_slots(impl, k):
     with pytest.raises(ValueError, match="num_slots"):
         impl.schedule_preemptive([impl.Request(1, 0, 0, 1)], k)

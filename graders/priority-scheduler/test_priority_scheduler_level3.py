@@ -52,6 +52,18 @@ def test_prompt_example_incremental(impl):
 
 @pytest.mark.level(3)
 @pytest.mark.points(1)
+@pytest.mark.edge("transfer times are exact integer ceilings past 2**53: (6 * bw + 1) bytes take 7 time units, not 6")
+def test_transfer_time_exact_beyond_2_53(impl):
+    bw = 2**60 + 1
+    kv = 6 * bw + 1  # one token's KV: kv / bw as a float rounds to exactly 6.0
+    rows = [(1, 0, 2, 10), (2, 1, 0, 2)]
+    expected, overhead = simulate(reqs_of(impl, rows), 1, True, kv, bw, False)
+    assert same((expected[2], overhead), ((1, 10, 0), 14))  # the oracle: save 7, run 2; restore 7
+    check(impl, rows, 1, kv, bw, False, expected, overhead)
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(1)
 @pytest.mark.edge("no requests: empty outcomes and zero overhead")
 def test_empty_input(impl):
     report = impl.schedule_with_checkpoints([], 2, 4, 8, True)
@@ -218,6 +230,14 @@ INVALID = [
     (1, 1, -4, True, "bandwidth"),
     (1, 1, 1, 1, "incremental"),
     (1, 1, 1, "yes", "incremental"),
+    (2.0, 1, 1, False, "num_slots"),
+    (1, True, 1, False, "kv_bytes_per_token"),
+    (1, 2.0, 1, False, "kv_bytes_per_token"),
+    (1, None, 1, False, "kv_bytes_per_token"),
+    (1, 1, True, False, "bandwidth"),
+    (1, 1, 2.0, False, "bandwidth"),
+    (1, 1, "2", False, "bandwidth"),
+    (1, 1, 1, None, "incremental"),
 ]
 
 

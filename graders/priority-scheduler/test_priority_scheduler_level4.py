@@ -172,6 +172,14 @@ INVALID = [
     (1, 5, {-1: 10}, "slo"),
     (1, 5, None, "slo"),
     (1, 5, [(0, 10)], "slo"),
+    (1, 2.0, {}, "aging_interval"),
+    (1, None, {}, "aging_interval"),
+    (1, "5", {}, "aging_interval"),
+    (2.0, 5, {}, "num_slots"),
+    (None, 5, {}, "num_slots"),
+    (1, 5, {0: 2.0}, "slo"),
+    (1, 5, {0: True}, "slo"),
+    (1, 5, {True: 10}, "slo"),
 ]
 
 
