@@ -267,6 +267,8 @@ def test_constructor_validation(impl):
     for bad in (-1, -0.001, float("nan"), False, "1", None):
         with pytest.raises(ValueError, match="max_lateness_s"):
             impl.UsageMonitor(max_lateness_s=bad)
+    with pytest.raises(ValueError, match="window_s"):  # both invalid: window_s is checked first
+        impl.UsageMonitor(window_s=0, max_lateness_s=-1)
     impl.UsageMonitor(window_s=math.inf, max_lateness_s=0)
     impl.UsageMonitor(window_s=0.001, max_lateness_s=math.inf)
     impl.UsageMonitor(window_s=1, max_lateness_s=2)
