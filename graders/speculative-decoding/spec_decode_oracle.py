@@ -1,0 +1,258 @@
+"""Shared helpers of the speculative-decoding hidden suite: calls and messages, a literal oracle of
+the prompt (slow, obviously right, independent of the reference), strategies, and the exact
+enumeration of a verifier's output distribution.
+
+The enumeration: `verify` is deterministic given its draws, and each draw only matters through
+which side of finitely many thresholds it falls (p/q for an acceptance, cumulative sums for a
+sample). Splitting [0, 1) at every threshold gives intervals on which any correct verifier behaves
+the same, so evaluating it once per interval (at the midpoint) and weighting by the interval's
+length gives its exact output distribution, in Fractions.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+from itertools import product
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+
+from kata.strict import same
+
+
+def property_settings(max_examples: int = 40) -> settings:
+    """Built at a test module's import (after the derandomized profile is loaded)."""
+    return settings(
+        max_examples=max_examples,
+        phases=(Phase.explicit, Phase.generate),
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+        deadline=None,
+    )
+
+
+# --- calls and messages ---------------------------------------------------------------
+
+
+def check(got, expected, call: str) -> None:
+    __tracebackhide__ = True
+    assert same(got, expected), f"Called {call}. Returned {got!r}, expected {expected!r}."
+
+
+def check_fraction(got, expected, call: str) -> None:
+    """A Fraction equal to `expected` (an int or a float result is a mistake even if equal)."""
+    __tracebackhide__ = True
+    ok = type(got) is F and got == expected
+    assert ok, f"Called {call}. Returned {got!r} ({type(got).__name__}), expected Fraction({expected})."
+
+
+def check_raises(fn, name: str, call: str) -> None:
+    """fn() must raise ValueError whose message begins with `name`."""
+    __tracebackhide__ = True
+    try:
+        result = fn()
+    except ValueError as exc:
+        assert str(exc).startswith(name), (
+            f"Called {call}. Raised ValueError({str(exc)!r}), expected a message beginning with {name!r}.")
+        return
+    except Exception as exc:  # noqa: BLE001 - any other type is the learner's mistake to see
+        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError beginning with {name!r}.",
+                    pytrace=False)
+    pytest.fail(f"Called {call}. Returned {result!r}, expected ValueError beginning with {name!r}.", pytrace=False)
+
+
+# --- models and devices used across the suite ----------------------------------------------
+
+LLAMA8B = ("llama-3-8b", 8_030_000_000, 16_060_000_000, 131_072)
+DRAFT1B = ("draft-1b", 1_240_000_000, 2_480_000_000, 32_768)
+H100 = ("H100", 989 * 10**12, 3_350 * 10**9)
+ENGINE_TABLE = {  # the reference engine's datasheet table (engine/hardware.py), as ints
+    "A10G": (70 * 10**12, 600 * 10**9),
+    "A100": (312 * 10**12, 2_039 * 10**9),
+    "H100": (989 * 10**12, 3_350 * 10**9),
+    "H200": (989 * 10**12, 4_800 * 10**9),
+}
+
+# --- the oracle: a literal reading of the prompt -------------------------------------------
+
+
+def o_prefill(m, n):
+    _, params, weights, kv = m
+    return (2 * params * n, weights + n * kv)
+
+
+def o_decode(m, b, c):
+    _, params, weights, kv = m
+    flops = sum(2 * params for _ in range(b))
+    read = sum(c * kv for _ in range(b))
+    write = sum(kv for _ in range(b))
+    return (flops, weights + read + write)
+
+
+def o_verify_cost(m, b, c, g):
+    _, params, weights, kv = m
+    return (2 * params * b * (g + 1), weights + b * c * kv + b * (g + 1) * kv)
+
+
+def o_time(cost, d):
+    flops, moved = cost
+    return max(F(flops, d[1]), F(moved, d[2]))
+
+
+def o_compute_bound(cost, d):
+    flops, moved = cost
+    return F(flops, d[1]) >= F(moved, d[2])
+
+
+def o_crossover(m, d, c):
+    """Doubling, then bisection, on the exact predicate (monotone in the batch)."""
+    if not o_compute_bound(o_decode(m, 1, c), d):
+        hi = 1
+        while hi < 2**80 and not o_compute_bound(o_decode_fast(m, hi, c), d):
+            hi *= 2
+        if not o_compute_bound(o_decode_fast(m, hi, c), d):
+            return None
+        lo = hi // 2  # predicate false at lo, true at hi
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if o_compute_bound(o_decode_fast(m, mid, c), d):
+                hi = mid
+            else:
+                lo = mid
+        return hi
+    return 1
+
+
+def o_decode_fast(m, b, c):
+    _, params, weights, kv = m
+    return (2 * params * b, weights + b * (c + 1) * kv)
+
+
+def o_expected(a, g):
+    return sum((F(a) ** i for i in range(g + 1)), F(0))
+
+
+def o_speedup(a, g, c):
+    return o_expected(a, g) / (g * F(c) + 1)
+
+
+def o_best(a, c, max_g):
+    values = [o_speedup(a, g, c) for g in range(max_g + 1)]
+    top = max(values)
+    return values.index(top)  # first = smallest g
+
+
+def o_speedup_at_batch(t, dr, d, b, c, a, g):
+    plain = o_time(o_decode_fast(t, b, c), d)
+    rnd = sum((o_time(o_decode_fast(dr, b, c + j), d) for j in range(g)), F(0))
+    rnd += o_time(o_verify_cost(t, b, c, g), d)
+    return o_expected(a, g) * plain / rnd
+
+
+def o_sample(weights, u):
+    total = sum(weights)
+    run = F(0)
+    for k, w in enumerate(weights):
+        run += w
+        if u * total < run:
+            return k
+    raise AssertionError
+
+
+def o_verify(p, q, drafts, draws):
+    out = []
+    g = len(drafts)
+    for i, x in enumerate(drafts):
+        if draws[i] < F(p[i][x]) / F(q[i][x]):
+            out.append(x)
+            continue
+        out.append(o_sample([max(F(0), F(a) - F(b)) for a, b in zip(p[i], q[i])], draws[g]))
+        return out
+    out.append(o_sample(p[g], draws[g]))
+    return out
+
+
+# --- exact output distributions by enumeration -----------------------------------------------
+
+
+def _cuts(weights):
+    total = sum(weights)
+    cuts, run = set(), F(0)
+    for w in weights:
+        run += w
+        cuts.add(run / total)
+    return cuts
+
+
+def _intervals(cuts):
+    """(midpoint, length) of the pieces [0, 1) is split into at `cuts`."""
+    points = sorted({F(0), F(1)} | {c for c in cuts if 0 < c < 1})
+    return [((lo + hi) / 2, hi - lo) for lo, hi in zip(points, points[1:])]
+
+
+def output_distribution(verify, p, q):
+    """{emitted tuple: probability} of verify(p, q, drafts, draws), with each drafted token drawn
+    from its q and every draw uniform on [0, 1): exact, by enumeration (see the module docstring)."""
+    g = len(q)
+    accept_cuts = [{F(p[i][x]) / F(q[i][x]) for x in range(len(q[i])) if q[i][x] > 0} for i in range(g)]
+    final_cuts = _cuts(p[g])
+    for i in range(g):
+        residual = [max(F(0), F(a) - F(b)) for a, b in zip(p[i], q[i])]
+        if sum(residual) > 0:
+            final_cuts |= _cuts(residual)
+    dist: dict[tuple, F] = {}
+    draft_choices = [[(x, F(q[i][x])) for x in range(len(q[i])) if q[i][x] > 0] for i in range(g)]
+    accept_pieces = [_intervals(c) for c in accept_cuts]
+    final_pieces = _intervals(final_cuts)
+    for drafts in product(*draft_choices):
+        weight = F(1)
+        for _, w in drafts:
+            weight *= w
+        tokens = [x for x, _ in drafts]
+        for pieces in product(*accept_pieces):
+            w2 = weight
+            for _, length in pieces:
+                w2 *= length
+            for mid, length in final_pieces:
+                draws = [m for m, _ in pieces] + [mid]
+                out = tuple(verify(p, q, list(tokens), list(draws)))
+                dist[out] = dist.get(out, F(0)) + w2 * length
+    return dist
+
+
+def marginals(dist, position):
+    """{token: P(the token at `position` is emitted and is that token)}."""
+    out: dict[int, F] = {}
+    for seq, pr in dist.items():
+        if len(seq) > position:
+            out[seq[position]] = out.get(seq[position], F(0)) + pr
+    return out
+
+
+def prefix_probability(dist, prefix):
+    return sum((pr for seq, pr in dist.items() if seq[:len(prefix)] == tuple(prefix)), F(0))
+
+
+# --- strategies ---------------------------------------------------------------------------
+
+
+@st.composite
+def distributions(draw, vocab, allow_zero=True):
+    """A distribution over `vocab` tokens: small integer weights, normalised (zeros allowed)."""
+    low = 0 if allow_zero else 1
+    weights = draw(st.lists(st.integers(low, 4), min_size=vocab, max_size=vocab).filter(lambda w: sum(w) > 0))
+    total = sum(weights)
+    return [F(w, total) for w in weights]
+
+
+@st.composite
+def spec_cases(draw, max_g=2, max_vocab=3):
+    """(p, q): g drafted positions (q[i], p[i]) and the bonus distribution p[g]."""
+    vocab = draw(st.integers(1, max_vocab))
+    g = draw(st.integers(0, max_g))
+    q = [draw(distributions(vocab)) for _ in range(g)]
+    p = [draw(distributions(vocab)) for _ in range(g + 1)]
+    return p, q
+
+
+rationals = st.fractions(min_value=0, max_value=1, max_denominator=12)
