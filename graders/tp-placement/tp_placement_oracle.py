@@ -1,0 +1,147 @@
+"""Shared helpers of the tp-placement hidden suite: calls and messages, a literal oracle of the
+prompt (slow, obviously right, independent of the reference), and strategies."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+
+from kata.strict import same
+
+
+def property_settings(max_examples: int = 60) -> settings:
+    return settings(max_examples=max_examples, phases=(Phase.explicit, Phase.generate),
+                    suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
+
+
+def check(got, expected, call: str) -> None:
+    __tracebackhide__ = True
+    assert same(got, expected), f"Called {call}. Returned {got!r}, expected {expected!r}."
+
+
+def check_fraction(got, expected, call: str) -> None:
+    __tracebackhide__ = True
+    ok = type(got) is F and got == expected
+    assert ok, f"Called {call}. Returned {got!r} ({type(got).__name__}), expected Fraction({expected})."
+
+
+def check_raises(fn, name: str, call: str) -> None:
+    __tracebackhide__ = True
+    try:
+        result = fn()
+    except ValueError as exc:
+        assert str(exc).startswith(name), (
+            f"Called {call}. Raised ValueError({str(exc)!r}), expected a message beginning with {name!r}.")
+        return
+    except Exception as exc:  # noqa: BLE001 - the learner's mistake to see
+        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError beginning with {name!r}.",
+                    pytrace=False)
+    pytest.fail(f"Called {call}. Returned {result!r}, expected ValueError beginning with {name!r}.", pytrace=False)
+
+
+NVLINK, NETWORK = 450 * 10**9, 50 * 10**9
+LAT_NV, LAT_NET = F(1, 10**6), F(5, 10**6)
+
+
+# --- the oracle ------------------------------------------------------------------
+
+
+def o_domain(size, g):
+    return g // size
+
+
+def o_crossings(size, group):
+    return len({o_domain(size, g) for g in group}) - 1
+
+
+def o_place(num_domains, size, down, t, num_groups):
+    """Literal reading: one group at a time; best fit, else the fullest domains first."""
+    used = set(down)
+    groups = []
+    for _ in range(num_groups):
+        free = {d: [g for g in range(d * size, d * size + size) if g not in used] for d in range(num_domains)}
+        roomy = [d for d in free if len(free[d]) >= t]
+        if roomy:
+            fewest = min(len(free[d]) for d in roomy)
+            d = min(d for d in roomy if len(free[d]) == fewest)
+            group = free[d][:t]
+        else:
+            group = []
+            order = sorted(free, key=lambda d: (-len(free[d]), d))
+            for d in order:
+                for g in free[d]:
+                    if len(group) < t:
+                        group.append(g)
+        used.update(group)
+        groups.append(sorted(group))
+    return groups
+
+
+def o_ring(group):
+    ring = sorted(group)
+    if len(ring) == 1:
+        return []
+    if len(ring) == 2:
+        return [frozenset(ring)]
+    return [frozenset((ring[i], ring[(i + 1) % len(ring)])) for i in range(len(ring))]
+
+
+def o_link(size, links, pair, degraded=None):
+    a, b = sorted(pair)
+    same_domain = o_domain(size, a) == o_domain(size, b)
+    bw = links[0] if same_domain else links[1]
+    lat = links[2] if same_domain else links[3]
+    if degraded and pair in degraded:
+        bw = degraded[pair]
+    return bw, F(lat)
+
+
+def o_allreduce(size, links, group, num_bytes, degraded=None):
+    n = len(group)
+    if n == 1:
+        return F(0)
+    hops = [o_link(size, links, p, degraded) for p in o_ring(group)]
+    steps = 2 * (n - 1)
+    return steps * F(num_bytes, n) / min(bw for bw, _ in hops) + steps * max(lat for _, lat in hops)
+
+
+def o_median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def o_diagnose(size, links, groups, stats, measured):
+    out = []
+    for group in groups:
+        if all(stats[g][1] < F(1, 2) for g in group):
+            out.append(("data_loader", None))
+            continue
+        slow = [(F(measured[p], o_link(size, links, p)[0]), sorted(p)) for p in o_ring(group)
+                if 2 * measured[p] < o_link(size, links, p)[0]]
+        if slow:
+            out.append(("slow_link", min(slow)[1]))
+            continue
+        k = o_crossings(size, group)
+        if k:
+            out.append(("cross_domain", k))
+            continue
+        compute = {g: stats[g][0] * stats[g][1] for g in group}
+        med = o_median(compute.values())
+        worst = sorted(group, key=lambda g: (-compute[g], g))[0]
+        out.append(("throttled_gpu", worst) if compute[worst] > F(6, 5) * med else ("healthy", None))
+    return out
+
+
+# --- strategies --------------------------------------------------------------------
+
+
+@st.composite
+def clusters(draw, max_domains=5, max_size=8):
+    num_domains = draw(st.integers(1, max_domains))
+    size = draw(st.integers(1, max_size))
+    down = draw(st.frozensets(st.integers(0, num_domains * size - 1), max_size=num_domains * size // 2))
+    return num_domains, size, down
