@@ -179,6 +179,7 @@ def test_invalid_rate(impl):
         check_raises(lambda: impl.expected_tokens(bad, 2), "a", f"expected_tokens({bad!r}, 2)")
         check_raises(lambda: impl.speedup(bad, 2, 0), "a", f"speedup({bad!r}, 2, 0)")
         check_raises(lambda: impl.best_draft_length(bad, 0, 2), "a", f"best_draft_length({bad!r}, 0, 2)")
+        check_raises(lambda: impl.best_draft_length(bad, 0, 0), "a", f"best_draft_length({bad!r}, 0, 0)")
 
 
 @pytest.mark.points(2)
@@ -210,4 +211,5 @@ def test_invalid_roofline_arguments(impl):
     check_raises(lambda: impl.speedup_at_batch(t, dr, d, 0, 0, 0.5, 1), "batch", "speedup_at_batch(t, dr, H100, 0, 0, 0.5, 1)")
     check_raises(lambda: impl.speedup_at_batch(t, dr, d, 1, -1, 0.5, 1), "context", "speedup_at_batch(t, dr, H100, 1, -1, 0.5, 1)")
     check_raises(lambda: impl.speedup_at_batch(t, dr, d, 1, 0, 0.5, 1), "a", "speedup_at_batch(t, dr, H100, 1, 0, 0.5, 1)")
+    check_raises(lambda: impl.speedup_at_batch(t, dr, d, 1, 0, 2, -1), "a", "speedup_at_batch(t, dr, H100, 1, 0, 2, -1)")
     check_raises(lambda: impl.speedup_at_batch(t, dr, d, 1, 0, F(1, 2), 1.0), "g", "speedup_at_batch(t, dr, H100, 1, 0, 1/2, 1.0)")

@@ -219,7 +219,7 @@ def test_second_token_follows_target(impl):
 @pytest.mark.points(2)
 @pytest.mark.edge("distributions: not a list, empty, a float or bool entry, a negative entry, or a sum other than 1 name p or q")
 def test_invalid_distributions(impl):
-    for bad in (None, [], [0.5, 0.5], [True, 0], [F(3, 2), F(-1, 2)], [H, T], "ab"):
+    for bad in (None, [], [0.5, 0.5], [True, 0], [F(3, 2), F(-1, 2)], [H, T], "ab", (H, H)):
         check_raises(lambda: impl.acceptance_rate(bad, [H, H]), "p", f"acceptance_rate({bad!r}, [1/2, 1/2])")
         check_raises(lambda: impl.acceptance_rate([H, H], bad), "q", f"acceptance_rate([1/2, 1/2], {bad!r})")
         check_raises(lambda: impl.verify([bad], [], [], [F(0)]), "p", f"verify([{bad!r}], [], [], [0])")
@@ -230,7 +230,7 @@ def test_invalid_distributions(impl):
 @pytest.mark.points(2)
 @pytest.mark.edge("sample rejects empty, negative, float, bool or all-zero weights (weights), and u outside [0, 1) or not rational (u)")
 def test_invalid_sample(impl):
-    for bad in ([], [0, 0], [1, -1, 1], [0.5], [True], None):
+    for bad in ([], [0, 0], [1, -1, 1], [0.5], [True], None, (1, 1)):
         check_raises(lambda: impl.sample(bad, F(0)), "weights", f"sample({bad!r}, 0)")
     for bad in (F(1), F(-1, 2), 0.5, True, None, 1):
         check_raises(lambda: impl.sample([1, 1], bad), "u", f"sample([1, 1], {bad!r})")
