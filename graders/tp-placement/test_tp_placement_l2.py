@@ -188,7 +188,7 @@ def test_invalid_arguments(impl):
     for bad in (-1, True, 8.0, None):
         check_raises(lambda: impl.allreduce_time(c, L, [0, 1], bad), "num_bytes", f"allreduce_time(.., [0, 1], {bad!r})")
     for bad in ([(0, 1)], {frozenset({0, 1}): 0}, {frozenset({0, 1}): 2.0}, {frozenset({0}): 5},
-                {frozenset({0, 9}): 5}, {(0, 1): 5}):
+                {frozenset({0, 9}): 5}, {frozenset({0, 8}): 5}, {(0, 1): 5}):
         check_raises(lambda: impl.allreduce_time(c, L, [0, 1], 8, bad), "degraded", f"allreduce_time(.., [0, 1], 8, {bad!r})")
     for i, name in enumerate(("tokens", "hidden", "dtype_bytes")):
         for bad in (0, True, 2.0):
@@ -204,6 +204,9 @@ def test_invalid_best_placement(impl):
     for bad in ([], None, [[]], [[[0, 1]], []], [[[0, 1]], [[9]]]):
         check_raises(lambda: impl.best_placement(c, L, bad, -1), "placements", f"best_placement(.., {bad!r}, -1)")
     check_raises(lambda: impl.best_placement(c, L, [[[0, 1]]], -1), "num_bytes", "best_placement(.., [[[0, 1]]], -1)")
+    check_raises(lambda: impl.best_placement(c, L, [[[0, 1]]], 8, {(0, 1): 5}), "degraded", "best_placement(.., [[[0, 1]]], 8, {(0, 1): 5})")
+    check(impl.best_placement(c, L, [[[0, 1]], [[2, 3]]], 0), 0, "best_placement(.., two pairs, 0 bytes) (zero bytes is valid)")
+    check_fraction(impl.tp_layer_time(c, L, [0, 1], 1, 1, 1), 2 * o_allreduce(4, LINKS, [0, 1], 1), "tp_layer_time(.., [0, 1], 1, 1, 1)")
 
 
 @pytest.mark.points(1)

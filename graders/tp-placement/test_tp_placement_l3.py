@@ -230,3 +230,27 @@ def test_slow_link_before_throttle(impl):
     measured = nominal(4, groups)
     measured[frozenset({0, 2})] = 10
     check(run(impl, (1, 4), groups, stats, measured), [("slow_link", [0, 2])], "diagnose(slow 0-2 and throttled GPU 1)")
+
+
+@pytest.mark.points(1)
+@pytest.mark.edge("the median of an odd count is the middle value, for three and for five GPUs")
+def test_odd_median(impl):
+    # compute 1/2, 1, 11/10: median 1, limit 6/5: healthy (a mean of the lower two would flag GPU 2)
+    stats = {0: (F(1), F(1, 2)), 1: (F(1), F(1)), 2: (F(11, 10), F(1))}
+    check(run(impl, (1, 4), [[0, 1, 2]], stats, nominal(4, [[0, 1, 2]])), [("healthy", None)], "diagnose(compute 1/2, 1, 11/10)")
+    # five: 1/2, 1/2, 1, 1, 11/10: median 1: healthy
+    stats = {0: (F(1), F(1, 2)), 1: (F(1), F(1, 2)), 2: (F(1), F(1)), 3: (F(1), F(1)), 4: (F(11, 10), F(1))}
+    group = [0, 1, 2, 3, 4]
+    check(run(impl, (1, 8), [group], stats, nominal(8, [group])), [("healthy", None)], "diagnose(compute 1/2, 1/2, 1, 1, 11/10)")
+
+
+@pytest.mark.points(1)
+@pytest.mark.edge("the even median uses the two middle values, not the lowest or the highest")
+def test_even_median_middle_pair(impl):
+    # compute 0, 1, 1, 6/5: median 1, limit 6/5: healthy
+    stats = {0: (F(1), F(0)), 1: (F(1), F(1)), 2: (F(1), F(1)), 3: (F(6, 5), F(1))}
+    group = [0, 1, 2, 3]
+    check(run(impl, (1, 4), [group], stats, nominal(4, [group])), [("healthy", None)], "diagnose(compute 0, 1, 1, 6/5)")
+    # compute 1/2, 1/2, 1, 3/2: median 3/4, limit 9/10: GPU 3 (3/2) is throttled, and a median of (1 + 3/2) / 2 would miss it
+    stats = {0: (F(1), F(1, 2)), 1: (F(1), F(1, 2)), 2: (F(1), F(1)), 3: (F(3, 2), F(1))}
+    check(run(impl, (1, 4), [group], stats, nominal(4, [group])), [("throttled_gpu", 3)], "diagnose(compute 1/2, 1/2, 1, 3/2)")
