@@ -30,7 +30,8 @@ from engine.config import MODEL_PRESETS, EngineConfig
 from engine.cost_model import HARDWARE, CostModel
 from engine.metrics import Metrics, MetricsRecorder, summarize
 from engine.model import TinyModel, decode, encode, sample
-from engine.scheduler import ScheduledBatch, Scheduler
+from engine.batch import ScheduledBatch
+from engine.scheduler import Scheduler
 from engine.sequence import SamplingParams, Sequence
 from engine.static_batcher import StaticBatchScheduler
 from engine.workloads import Request

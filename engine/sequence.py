@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.config import EOS_TOKEN_ID
+
 
 class SequenceStatus(enum.Enum):
     WAITING = "waiting"  # queued: no KV blocks (new, or preempted by recompute)
@@ -92,3 +94,9 @@ class Sequence:
     @property
     def is_finished(self) -> bool:
         return self.status is SequenceStatus.FINISHED
+
+    def is_stopped(self, sampled: bool) -> bool:
+        """Done after its latest token: max_tokens reached, or (when tokens are really sampled,
+        `sampled`) it was EOS and EOS is not ignored."""
+        return self.num_output_tokens >= self.max_tokens or (
+            sampled and not self.params.ignore_eos and self.output_token_ids[-1] == EOS_TOKEN_ID)

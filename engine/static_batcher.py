@@ -15,7 +15,7 @@ from collections import deque
 
 from engine.block_manager import BlockManager
 from engine.config import EOS_TOKEN_ID, SchedulerConfig
-from engine.scheduler import ScheduledBatch
+from engine.batch import ScheduledBatch
 from engine.sequence import Sequence, SequenceStatus
 
 
