@@ -254,3 +254,6 @@ def test_even_median_middle_pair(impl):
     # compute 1/2, 1/2, 1, 3/2: median 3/4, limit 9/10: GPU 3 (3/2) is throttled, and a median of (1 + 3/2) / 2 would miss it
     stats = {0: (F(1), F(1, 2)), 1: (F(1), F(1, 2)), 2: (F(1), F(1)), 3: (F(3, 2), F(1))}
     check(run(impl, (1, 4), [group], stats, nominal(4, [group])), [("throttled_gpu", 3)], "diagnose(compute 1/2, 1/2, 1, 3/2)")
+    # compute 1, 1, 13/10, 13/10: median 23/20, limit 69/50: healthy (the lower middle alone would flag 13/10)
+    stats = {0: (F(1), F(1)), 1: (F(1), F(1)), 2: (F(13, 10), F(1)), 3: (F(13, 10), F(1))}
+    check(run(impl, (1, 4), [group], stats, nominal(4, [group])), [("healthy", None)], "diagnose(compute 1, 1, 13/10, 13/10)")
