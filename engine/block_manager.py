@@ -25,55 +25,30 @@ Three ideas on top of the pool:
   count up). The last of the given token ids is always recomputed, so hits stop short of it: the
   model needs its logits. A freed cached block keeps its contents and waits in an LRU queue;
   it is only evicted (hash dropped) when the pool hands it out as a fresh block.
-* Swap: `swap_out()` moves a sequence's blocks to a bounded host pool (emulated CPU memory) and
+* Swap (engine/swap.py): `swap_out()` moves a sequence's blocks to a bounded host pool and
   `swap_in()` brings them back into fresh device blocks.
 
-Free blocks live in two places. Those with nothing cached sit on a plain stack and are handed
-out first. Freed blocks that still hold cached prefixes wait in an LRU queue (an OrderedDict, a
-doubly linked list underneath: O(1) pop from the front, push to the back, and removal from the
-middle when a cache hit revives one); only when the stack is empty is the least recently used
-of them evicted.
+The physical blocks (ref counts, free lists, the cache index) are engine/block_pool.py; this
+module keeps the sequences' tables. Only blocks filled from the `token_ids` given to `allocate()`
+are cached, not generated tokens. Left out: sliding windows, multiple KV groups, cross-GPU sharing.
 
-Only blocks filled from the `token_ids` given to `allocate()` are cached; blocks filled later by
-`append()` (generated tokens) are not. What it leaves out: sliding windows, multiple KV groups,
-cross-GPU sharing.
-
-Public API (stable; the katas depend on it):
-    allocate(seq_id, num_tokens, token_ids=None) -> num_cached_tokens
-    can_allocate(num_tokens, token_ids=None) -> bool, num_blocks_needed(num_tokens, token_ids)
-    append(seq_id, num_new_tokens=1) -> list[(src_block, dst_block)]
-    can_append(seq_id, num_new_tokens=1) -> bool
-    mark_computed(seq_id, num_computed_tokens)
-    fork(parent_seq_id, child_seq_id)
-    free(seq_id)
-    swap_out(seq_id) / swap_in(seq_id) / can_swap_out(seq_id) / can_swap_in(seq_id)
-    block_table(seq_id), slot_mapping(seq_id, start, end), num_tokens(seq_id), ref_count(block_id)
-    num_free_blocks, num_used_blocks, num_free_host_blocks, block_tables (read-only view)
+Public API (stable; the katas depend on it): allocate / can_allocate / num_blocks_needed,
+append / can_append, mark_computed, fork, free, swap_out / swap_in / can_swap_out / can_swap_in,
+block_table, slot_mapping, num_tokens, ref_count; num_free_blocks, num_used_blocks,
+num_free_host_blocks, block_tables (a read-only view).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
-_ROOT_HASH = 0  # the "previous block hash" of a sequence's first block
+from engine.block_pool import BlockPool, NoFreeBlocksError, cache_keys, check_tables, hash_block
+from engine.swap import SwapMixin
+
+__all__ = ["BlockManager", "NoFreeBlocksError", "hash_block"]
 
 
-class NoFreeBlocksError(RuntimeError):
-    """The pool (or the host pool) has too few free blocks for the request."""
-
-
-def hash_block(prev_hash: int, token_ids: Sequence[int]) -> int:
-    """Prefix-cache key of one full block: chains the previous block's key with these token ids.
-
-    Python's hash of a tuple of ints is deterministic across runs and 64 bits wide, so two
-    different prefixes collide with probability ~2**-64 per pair.
-    Example: hash_block(hash_block(0, [1, 2]), [3, 4]) names the prefix [1, 2, 3, 4].
-    """
-    return hash((prev_hash, tuple(token_ids)))
-
-
-class BlockManager:
+class BlockManager(SwapMixin):
     def __init__(self, num_blocks: int, block_size: int, enable_prefix_caching: bool = True,
                  num_host_blocks: int = 0) -> None:
         if num_blocks < 1 or block_size < 1 or num_host_blocks < 0:
@@ -83,12 +58,7 @@ class BlockManager:
         self.block_size = block_size
         self.enable_prefix_caching = enable_prefix_caching
         self.num_host_blocks = num_host_blocks
-        # --- the device pool
-        self._ref_counts = [0] * num_blocks  # block id -> number of block tables holding it
-        self._block_hash: list[int | None] = [None] * num_blocks  # block id -> cache key
-        self._cached: dict[int, int] = {}  # cache key -> block id
-        self._free: list[int] = list(range(num_blocks - 1, -1, -1))  # stack: nothing cached
-        self._free_cached: OrderedDict[int, None] = OrderedDict()  # LRU: cached, ref count 0
+        self.pool = BlockPool(num_blocks, num_host_blocks)
         # --- per sequence
         self._tables: dict[int, list[int]] = {}  # seq_id -> block ids (device)
         self._num_tokens: dict[int, int] = {}  # seq_id -> token slots reserved
@@ -96,11 +66,9 @@ class BlockManager:
         self._num_registered: dict[int, int] = {}  # seq_id -> leading blocks known computed
         # seq_ids whose tables may hold a shared or cached block (they have cache keys, or took
         # part in a fork). Every other table is private: ref count 1, nothing cached, so it is
-        # freed without looking at each block (see _release).
+        # freed without looking at each block (see BlockPool.release).
         self._maybe_shared: set[int] = set()
         self._num_table_entries = 0  # sum of len(block table) over device tables
-        # --- the host pool (swap space)
-        self._host_free = list(range(num_host_blocks - 1, -1, -1))  # stack of host block ids
         self._host_tables: dict[int, list[int]] = {}  # swapped-out seq_id -> host block ids
         # --- prefix-cache statistics, in tokens
         self.num_cache_query_tokens = 0
@@ -111,26 +79,22 @@ class BlockManager:
     @property
     def num_free_blocks(self) -> int:
         """Blocks that can be handed out now, including cached blocks nobody holds."""
-        return len(self._free) + len(self._free_cached)
+        return self.pool.num_free
 
     @property
     def num_used_blocks(self) -> int:
         """Blocks held by at least one block table (ref count > 0)."""
-        return self.num_blocks - len(self._free) - len(self._free_cached)
+        return self.num_blocks - self.pool.num_free
 
     @property
     def num_cached_free_blocks(self) -> int:
         """Free blocks still holding a cached prefix (evicted last, LRU first)."""
-        return len(self._free_cached)
+        return len(self.pool.free_cached)
 
     @property
     def num_uncached_free_blocks(self) -> int:
         """Free blocks holding nothing worth keeping: handed out before any eviction."""
-        return len(self._free)
-
-    @property
-    def num_free_host_blocks(self) -> int:
-        return len(self._host_free)
+        return len(self.pool.free)
 
     @property
     def block_tables(self) -> Mapping[int, list[int]]:
@@ -154,14 +118,11 @@ class BlockManager:
         return self._num_table_entries * self.block_size
 
     def ref_count(self, block_id: int) -> int:
-        return self._ref_counts[block_id]
+        return self.pool.ref_counts[block_id]
 
     def has_seq(self, seq_id: int) -> bool:
         """True if the sequence holds blocks, on the device or swapped out to the host."""
         return seq_id in self._tables or seq_id in self._host_tables
-
-    def is_swapped(self, seq_id: int) -> bool:
-        return seq_id in self._host_tables
 
     def num_blocks_for(self, num_tokens: int) -> int:
         """Blocks needed for `num_tokens` slots. Example (block_size 16): 17 -> 2."""
@@ -178,11 +139,10 @@ class BlockManager:
         if not 0 <= start <= end <= self._num_tokens[seq_id]:
             raise ValueError(f"slot_mapping({seq_id}, {start}, {end}): the sequence has "
                              f"{self._num_tokens[seq_id]} slots")
-        slots = []
+        slots, refs = [], self.pool.ref_counts
         for i in range(start, end):
             block = table[i // bs]
-            assert self._ref_counts[block] == 1, (
-                f"write into shared block {block} (ref count {self._ref_counts[block]})")
+            assert refs[block] == 1, f"write into shared block {block} (ref count {refs[block]})"
             slots.append(block * bs + i % bs)
         return slots
 
@@ -215,11 +175,8 @@ class BlockManager:
         if num_needed > self.num_free_blocks:
             raise NoFreeBlocksError(f"allocate: seq {seq_id} needs {num_needed} free blocks, "
                                     f"{self.num_free_blocks} free")
-        for b in hits:  # reuse cached blocks: ref count up, out of the free queue if idle
-            if self._ref_counts[b] == 0:
-                del self._free_cached[b]  # O(1) removal from the middle of the LRU queue
-            self._ref_counts[b] += 1
-        fresh = self._take_free_blocks(self.num_blocks_for(num_tokens) - len(hits))
+        self.pool.hold(hits)  # reuse cached blocks
+        fresh = self.pool.take_many(self.num_blocks_for(num_tokens) - len(hits))
         table = hits + fresh if hits else fresh
         self._tables[seq_id] = table
         self._num_table_entries += len(table)
@@ -247,10 +204,10 @@ class BlockManager:
         table = self._tables.get(seq_id)
         if table is None or num_new_tokens < 0:
             self._num_blocks_to_append(seq_id, num_new_tokens)  # raises, naming the problem
-        n, bs = self._num_tokens[seq_id], self.block_size
+        n, bs, pool = self._num_tokens[seq_id], self.block_size, self.pool
         needed = (n + num_new_tokens + bs - 1) // bs - len(table)
-        cow = num_new_tokens > 0 and n % bs != 0 and self._ref_counts[table[-1]] > 1
-        if needed + cow > len(self._free) + len(self._free_cached):
+        cow = num_new_tokens > 0 and n % bs != 0 and pool.ref_counts[table[-1]] > 1
+        if needed + cow > len(pool.free) + len(pool.free_cached):
             raise NoFreeBlocksError(f"append: seq {seq_id} needs {needed + cow} blocks, "
                                     f"{self.num_free_blocks} free")
         self._num_tokens[seq_id] = n + num_new_tokens
@@ -258,12 +215,12 @@ class BlockManager:
             return []
         copies = []
         if cow:  # the next token lands in a shared, partly filled block: copy it first
-            src, dst = table[-1], self._take_free_block()
-            self._ref_counts[src] -= 1
+            src, dst = table[-1], pool.take()
+            pool.ref_counts[src] -= 1
             table[-1] = dst
             copies.append((src, dst))
         self._num_table_entries += needed
-        table += self._take_free_blocks(needed)
+        table += pool.take_many(needed)
         return copies
 
     def mark_computed(self, seq_id: int, num_computed_tokens: int) -> None:
@@ -278,10 +235,7 @@ class BlockManager:
             return
         upto = min(num_computed_tokens // self.block_size, len(keys))
         for i in range(self._num_registered[seq_id], upto):
-            block, key = table[i], keys[i]
-            if self._block_hash[block] is None and key not in self._cached:
-                self._block_hash[block] = key
-                self._cached[key] = block
+            self.pool.register(table[i], keys[i])
         self._num_registered[seq_id] = max(self._num_registered[seq_id], upto)
 
     def fork(self, parent_seq_id: int, child_seq_id: int) -> None:
@@ -290,7 +244,7 @@ class BlockManager:
         if child_seq_id in self._tables or child_seq_id in self._host_tables:
             raise ValueError(f"fork: seq_id {child_seq_id} already has blocks")
         for b in table:
-            self._ref_counts[b] += 1
+            self.pool.ref_counts[b] += 1
         self._tables[child_seq_id] = list(table)
         self._num_table_entries += len(table)
         self._num_tokens[child_seq_id] = self._num_tokens[parent_seq_id]
@@ -301,78 +255,18 @@ class BlockManager:
     def free(self, seq_id: int) -> None:
         """Release the sequence's blocks (device or host). Cached blocks stay reusable."""
         if seq_id in self._host_tables:
-            self._host_free.extend(reversed(self._host_tables.pop(seq_id)))
+            self.pool.host_free.extend(reversed(self._host_tables.pop(seq_id)))
         else:
-            self._release(self._table(seq_id), seq_id not in self._maybe_shared)
+            self.pool.release(self._table(seq_id), seq_id not in self._maybe_shared)
             self._num_table_entries -= len(self._tables.pop(seq_id))
         del self._num_tokens[seq_id], self._keys[seq_id], self._num_registered[seq_id]
         self._maybe_shared.discard(seq_id)
 
-    # --- swap ------------------------------------------------------------------
-
-    def can_swap_out(self, seq_id: int) -> bool:
-        return len(self._table(seq_id)) <= len(self._host_free)
-
-    def swap_out(self, seq_id: int) -> list[tuple[int, int]]:
-        """Move the sequence's blocks to the host pool. Returns [(device_block, host_block)]:
-        the KV cache copies those before the device blocks are reused."""
-        table = self._table(seq_id)
-        if len(table) > len(self._host_free):
-            raise NoFreeBlocksError(f"swap_out: seq {seq_id} needs {len(table)} host blocks, "
-                                    f"{len(self._host_free)} free")
-        host = [self._host_free.pop() for _ in table]
-        self._release(table, seq_id not in self._maybe_shared)
-        del self._tables[seq_id]
-        self._num_table_entries -= len(table)
-        self._host_tables[seq_id] = host
-        return list(zip(table, host))
-
-    def can_swap_in(self, seq_id: int) -> bool:
-        return len(self._host_table(seq_id)) <= self.num_free_blocks
-
-    def swap_in(self, seq_id: int) -> list[tuple[int, int]]:
-        """Bring a swapped-out sequence back into fresh device blocks. Returns
-        [(host_block, device_block)] for the KV cache to copy."""
-        host = self._host_table(seq_id)
-        if len(host) > self.num_free_blocks:
-            raise NoFreeBlocksError(f"swap_in: seq {seq_id} needs {len(host)} blocks, "
-                                    f"{self.num_free_blocks} free")
-        table = [self._take_free_block() for _ in host]
-        del self._host_tables[seq_id]
-        self._host_free.extend(reversed(host))
-        self._tables[seq_id] = table
-        self._num_table_entries += len(table)
-        num_computed_blocks, self._num_registered[seq_id] = self._num_registered[seq_id], 0
-        self.mark_computed(seq_id, num_computed_blocks * self.block_size)  # re-register
-        return list(zip(host, table))
-
     # --- invariants (tests call this after every operation) ---------------------
 
     def check_invariants(self) -> None:
-        """Assert the pool's bookkeeping is consistent. O(num_blocks + total table length)."""
-        holders = [0] * self.num_blocks
-        for seq_id, table in self._tables.items():
-            assert len(table) == self.num_blocks_for(self._num_tokens[seq_id]), (
-                f"seq {seq_id}: {len(table)} blocks for {self._num_tokens[seq_id]} tokens")
-            for b in table:
-                holders[b] += 1
-        assert holders == self._ref_counts, "a ref count differs from its number of holders"
-        for seq_id in self._tables.keys() - self._maybe_shared:
-            assert all(self._ref_counts[b] == 1 and self._block_hash[b] is None
-                       for b in self._tables[seq_id]), f"seq {seq_id}: its table is not private"
-        assert self._num_table_entries == sum(len(t) for t in self._tables.values())
-        in_use = sum(1 for r in self._ref_counts if r > 0)
-        assert in_use + self.num_free_blocks == self.num_blocks, "free + in use != total"
-        free = self._free + list(self._free_cached)
-        assert len(set(free)) == len(free), "a block is free twice"
-        assert all(self._ref_counts[b] == 0 for b in free), "a held block is in a free list"
-        assert all(self._block_hash[b] is None for b in self._free), "a cached block on the stack"
-        assert all(self._block_hash[b] is not None for b in self._free_cached), "uncached in LRU"
-        for key, b in self._cached.items():
-            assert self._block_hash[b] == key, f"cache entry {key} -> block {b} is stale"
-        assert sum(h is not None for h in self._block_hash) == len(self._cached)
-        host_used = sum(len(t) for t in self._host_tables.values())
-        assert host_used + len(self._host_free) == self.num_host_blocks, "host pool leaks"
+        """Assert the bookkeeping is consistent. O(num_blocks + total table length)."""
+        check_tables(self)
 
     # --- internals -----------------------------------------------------------
 
@@ -383,76 +277,6 @@ class BlockManager:
             where = "is swapped out" if seq_id in self._host_tables else "has no blocks"
             raise KeyError(f"seq_id {seq_id} {where}") from None
 
-    def _host_table(self, seq_id: int) -> list[int]:
-        try:
-            return self._host_tables[seq_id]
-        except KeyError:
-            raise KeyError(f"seq_id {seq_id} is not swapped out") from None
-
-    def _take_free_block(self) -> int:
-        """A free block, ref count 1: an uncached one if any, else evict the LRU cached one."""
-        if self._free:
-            block = self._free.pop()
-        else:
-            block, _ = self._free_cached.popitem(last=False)
-            del self._cached[self._block_hash[block]]
-            self._block_hash[block] = None
-        self._ref_counts[block] = 1
-        return block
-
-    def _take_free_blocks(self, n: int) -> list[int]:
-        """n blocks, as n calls of _take_free_block would give them (in bulk when no eviction
-        is needed)."""
-        free = self._free
-        if n > len(free):
-            return [self._take_free_block() for _ in range(n)]
-        blocks = free[len(free) - n:]
-        del free[len(free) - n:]
-        blocks.reverse()  # the order repeated pops give
-        refs = self._ref_counts
-        for b in blocks:
-            refs[b] = 1
-        return blocks
-
-    def _release(self, table: list[int], private: bool = False) -> None:
-        # Last block first, so a prefix's tail is evicted before its head (heads are shared more).
-        refs, hashes, free = self._ref_counts, self._block_hash, self._free
-        if private:  # every ref count is 1 and nothing is cached: all go onto the stack
-            for b in table:
-                refs[b] = 0
-            free.extend(reversed(table))
-            return
-        for b in reversed(table):
-            r = refs[b] = refs[b] - 1
-            if not r:
-                if hashes[b] is None:
-                    free.append(b)
-                else:
-                    self._free_cached[b] = None  # most recently used end: evicted last
-
-    def _cache_keys(self, num_tokens: int, token_ids: Sequence[int] | None) -> list[int]:
-        """Chained keys of the full blocks of token_ids[:num_tokens] (empty if not caching)."""
-        if token_ids is None or not self.enable_prefix_caching:
-            return []
-        bs, keys, key = self.block_size, [], _ROOT_HASH
-        for i in range(min(len(token_ids), num_tokens) // bs):
-            key = hash((key, tuple(token_ids[i * bs:(i + 1) * bs])))  # = hash_block(key, ...)
-            keys.append(key)
-        return keys
-
-    def _lookup(self, keys: list[int], num_known: int) -> list[int]:
-        """Cached blocks for the longest prefix of `keys`, leaving the last known token uncached.
-
-        num_known = min(len(token_ids), num_tokens): the last of those is always recomputed.
-        """
-        hits = []
-        for key in keys[:(num_known - 1) // self.block_size]:
-            block = self._cached.get(key)
-            if block is None:
-                break
-            hits.append(block)
-        return hits
-
     def _num_blocks_to_append(self, seq_id: int, num_new_tokens: int) -> int:
         table = self._tables.get(seq_id)
         if table is None:
@@ -460,7 +284,7 @@ class BlockManager:
         if num_new_tokens < 0:
             raise ValueError(f"append: num_new_tokens must be >= 0, got {num_new_tokens}")
         n, bs = self._num_tokens[seq_id], self.block_size
-        cow = num_new_tokens and n % bs and self._ref_counts[table[-1]] > 1
+        cow = num_new_tokens and n % bs and self.pool.ref_counts[table[-1]] > 1
         return (n + num_new_tokens + bs - 1) // bs - len(table) + (1 if cow else 0)
 
     def _plan(self, num_tokens: int, token_ids: Sequence[int] | None
@@ -468,7 +292,9 @@ class BlockManager:
         """(cache keys, cached blocks to reuse, free blocks the allocation would take)."""
         if token_ids is None or not self.enable_prefix_caching:  # the common simulated case
             return [], [], -(-num_tokens // self.block_size)
-        keys = self._cache_keys(num_tokens, token_ids)
-        hits = self._lookup(keys, min(len(token_ids), num_tokens)) if keys else []
-        num_hits_from_free = sum(1 for b in hits if self._ref_counts[b] == 0)
+        keys = cache_keys(self.block_size, num_tokens, token_ids)
+        # the last known token is always recomputed (its logits are needed): hits stop short of it
+        num_known = min(len(token_ids), num_tokens)
+        hits = self.pool.lookup(keys, (num_known - 1) // self.block_size) if keys else []
+        num_hits_from_free = sum(1 for b in hits if self.pool.ref_counts[b] == 0)
         return keys, hits, self.num_blocks_for(num_tokens) - len(hits) + num_hits_from_free

@@ -95,7 +95,8 @@ def test_list_not_modified(impl):
     reqs = [impl.Request(*r) for r in reversed(PROMPT_ROWS)]
     before = list(reqs)
     impl.run_gateway(reqs, 1)
-    check([r.id for r in reqs], [r.id for r in before], "run_gateway(requests, 1), then the list's ids")
+    check([r.id for r in reqs], [row[0] for row in reversed(PROMPT_ROWS)], "run_gateway(requests, 1), then the list's ids")
+    assert all(a is b for a, b in zip(reqs, before)), "Called run_gateway(requests, 1): the caller's list now holds other objects."
 
 
 @pytest.mark.points(4)

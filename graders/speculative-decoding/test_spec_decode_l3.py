@@ -169,8 +169,8 @@ def test_verify_token_only_in_residual(impl):
 @pytest.mark.edge("verify changes neither its lists nor their distributions")
 def test_verify_does_not_modify(impl):
     p, q, drafts, draws = copy.deepcopy(P), copy.deepcopy(Q), [2], [F(0), H]
-    impl.verify(p, q, drafts, draws)
-    check((p, q, drafts, draws), (P, Q, [2], [F(0), H]), "verify(p, q, [2], [0, 1/2]), then its arguments")
+    got = impl.verify(p, q, drafts, draws)
+    check((got, p, q, drafts, draws), ([1], P, Q, [2], [F(0), H]), "verify(p, q, [2], [0, 1/2]), then its arguments")
 
 
 # --- verify: the distribution is the target's ---------------------------------------------------

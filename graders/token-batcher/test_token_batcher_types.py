@@ -62,7 +62,7 @@ def _unchanged(impl, call, name, deadline=5):
     before = list(requests)
     call(requests)
     got = [r.id for r in requests]
-    assert same(got, [r.id for r in before]), f"Called {name} on requests with arrivals 3, 0, 2, 0, 1. The caller's list became {got!r}: functions never modify their arguments."
+    assert same(got, [row["id"] for row in rows]), f"Called {name} on requests with arrivals 3, 0, 2, 0, 1. The caller's list became {got!r}: functions never modify their arguments."
     assert all(a is b for a, b in zip(requests, before)), f"Called {name}: the caller's list now holds other objects."
 
 

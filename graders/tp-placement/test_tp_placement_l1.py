@@ -205,8 +205,8 @@ def test_invalid_order(impl):
 @pytest.mark.edge("place_groups does not change the cluster's down set (a plain set passed in stays as it was)")
 def test_down_not_modified(impl):
     down = {1, 2}
-    impl.place_groups(impl.Cluster(1, 8, down), 2, 3)
-    check(down, {1, 2}, "place_groups(Cluster(1, 8, {1, 2}), 2, 3), then the down set")
+    got = impl.place_groups(impl.Cluster(1, 8, down), 2, 3)
+    check((got, down), ([[0, 3], [4, 5], [6, 7]], {1, 2}), "place_groups(Cluster(1, 8, {1, 2}), 2, 3), then the down set")
 
 
 @pytest.mark.points(1)

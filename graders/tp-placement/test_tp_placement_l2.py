@@ -49,8 +49,8 @@ def test_ring_links(impl):
 @pytest.mark.edge("ring_links does not sort the caller's list in place")
 def test_ring_links_does_not_modify(impl):
     group = [5, 1, 3]
-    impl.ring_links(group)
-    check(group, [5, 1, 3], "ring_links([5, 1, 3]), then the list")
+    got = impl.ring_links(group)
+    check((got, group), ([frozenset({1, 3}), frozenset({3, 5}), frozenset({1, 5})], [5, 1, 3]), "ring_links([5, 1, 3]), then the list")
 
 
 # --- allreduce_time ------------------------------------------------------------------
