@@ -17,13 +17,14 @@ from pathlib import Path
 
 import typer
 
+from engine.report import WASTE_NOTE, _fmt, _metrics_table, _print_chart, kv_chart  # noqa: F401
+
 engine_app = typer.Typer(
     help="Run the reference inference engine (paged KV cache, continuous batching) on a trace.",
     no_args_is_help=True, add_completion=False)
 
 WORKLOADS = ("chat", "bursty", "shared-prefix")  # (engine.workloads.WORKLOADS, without numpy)
 HARDWARE = ("A10G", "A100", "H100", "H200")
-SPARK = " ▁▂▃▄▅▆▇█"
 
 
 def _fail(message: str) -> None:
@@ -126,63 +127,6 @@ def _check_backend(backend: str, device: str, compute: bool) -> None:
             _fail("--backend torch needs torch installed (CPU build: pip install torch==2.13.0)")
 
 
-ROWS = [  # (label, metric field, format)
-    ("requests", "num_requests", "{:.0f}"),
-    ("output tokens/s", "output_tokens_per_s", "{:,.0f}"),
-    ("requests/s", "requests_per_s", "{:.2f}"),
-    ("TTFT p50/p90/p99 s", ("ttft_p50", "ttft_p90", "ttft_p99"), "{:.3f}"),
-    ("TPOT p50/p90/p99 ms", ("tpot_p50", "tpot_p90", "tpot_p99"), "ms"),
-    ("E2E p50/p90/p99 s", ("e2e_p50", "e2e_p90", "e2e_p99"), "{:.2f}"),
-    ("KV use mean/peak", ("kv_utilization_mean", "kv_utilization_peak"), "%"),
-    ("KV waste *", "kv_waste", "%"),
-    ("preemptions", "num_preemptions", "{:.0f}"),
-    ("prefix-cache hits", "prefix_cache_hit_rate", "%"),
-    ("simulated time s", "makespan_s", "{:.2f}"),
-    ("steps", "num_steps", "{:,.0f}"),
-]
-WASTE_NOTE = ("* reserved KV slots holding no token (time-weighted): under paging, the unfilled "
-              "end of each last block")
-
-
-def _fmt(metrics, field, fmt) -> str:
-    fields = field if isinstance(field, tuple) else (field,)
-    values = [getattr(metrics, f) for f in fields]
-    # " / " between the parts: a narrow column wraps at the spaces, never inside a number
-    if fmt == "%":
-        return " / ".join(f"{v:.1%}" for v in values)
-    if fmt == "ms":
-        return " / ".join(f"{v * 1e3:.1f}" for v in values)
-    return " / ".join(fmt.format(v) for v in values)
-
-
-def _metrics_table(columns: dict):
-    from rich.table import Table
-
-    table = Table()
-    table.add_column("metric", ratio=1)
-    for name in columns:
-        table.add_column(name, justify="right", overflow="fold", ratio=1)
-    for label, field, fmt in ROWS:
-        table.add_row(label, *(_fmt(m, field, fmt) for m in columns.values()))
-    return table
-
-
-def kv_chart(samples: list[tuple[float, float]], width: int = 60) -> str:
-    """A one-line chart of KV utilisation over time. Example: '▁▃▅███▇▅▂'."""
-    if not samples:
-        return ""
-    values = [u for _, u in samples]
-    step = max(1, -(-len(values) // width))
-    cols = [max(values[i:i + step]) for i in range(0, len(values), step)]
-    return "".join(SPARK[min(len(SPARK) - 1, round(v * (len(SPARK) - 1)))] for v in cols)
-
-
-def _print_chart(console, label: str, metrics) -> None:
-    end = metrics.kv_usage_over_time[-1][0] if metrics.kv_usage_over_time else 0.0
-    console.print(f"KV blocks in use over time, {label} (0 to {end:.1f} s, full height = 100%):")
-    console.print(f"  |{kv_chart(metrics.kv_usage_over_time)}|")
-
-
 # --- commands -------------------------------------------------------------------------------
 
 
@@ -239,12 +183,26 @@ def run(
 
         trace = [replace(r, output_len=min(r.output_len, max_tokens)) for r in trace]
     results = {"reference": _run_engine(config, trace)}
+    stress = {}  # title -> {"reference": ..., "yours": ...}: where a plug-in's choices show
     if learner:
         results["yours"] = _run_engine(config, trace, **learner)
+        from engine.scenarios import STRESS_REQUESTS, stress_scenarios
+
+        options = dict(block_size=block_size, max_num_seqs=max_num_seqs, hardware=hardware,
+                       max_num_batched_tokens=max_num_batched_tokens, backend=backend,
+                       device=device, policy=policy, preemption=preemption)
+        for title, overrides, name, at in stress_scenarios(workload, rate):
+            cfg = _build_config(**{**options, **overrides})
+            t = make_workload(name, STRESS_REQUESTS, seed=seed, rate=at,
+                              max_model_len=cfg.model.max_model_len, with_token_ids=True)
+            stress[title] = {"reference": _run_engine(cfg, t), "yours": _run_engine(cfg, t, **learner)}
     if as_json:
         import json
 
-        typer.echo(json.dumps({k: r.metrics.to_dict() for k, r in results.items()}, indent=2))
+        out = {k: r.metrics.to_dict() for k, r in results.items()}
+        for title, runs in stress.items():
+            out[title] = {k: r.metrics.to_dict() for k, r in runs.items()}
+        typer.echo(json.dumps(out, indent=2))
         return
     console = _console()
     mode = "tiny model computed" if compute else "simulated, no tensors"
@@ -256,6 +214,9 @@ def run(
         _print_chart(console, name, r.metrics)
     walls = ", ".join(f"{k} {r.wall_time_s:.1f} s" for k, r in results.items())
     console.print(f"wall time: {walls}")
+    for title, runs in stress.items():
+        console.print(f"\n{title} (simulated)")
+        console.print(_metrics_table({k: r.metrics for k, r in runs.items()}))
 
 
 @engine_app.command()

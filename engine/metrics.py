@@ -9,7 +9,8 @@ Per step, weighted by the step's duration:
     KV waste         reserved token slots holding no token / reserved slots. Under paging this
                      is the internal fragmentation of each sequence's last block; when a request
                      reserves its maximum length up front it is mostly the unused reservation.
-Counters: preemptions, prefix-cache hit rate (prompt tokens found cached / prompt tokens looked up).
+Counters: preemptions, prefix-cache hit rate (prompt tokens found cached / prompt tokens looked up),
+and requests whose TTFT broke the SLO (TTFT_SLO_S, a 2-second time to first token).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from engine.sequence import Sequence
+
+TTFT_SLO_S = 2.0  # a request whose first token takes longer breaks the SLO
 
 
 class MetricsRecorder:
@@ -61,6 +64,7 @@ class Metrics:
     kv_waste: float
     num_preemptions: int
     prefix_cache_hit_rate: float
+    ttft_slo_violations: int  # requests with TTFT > TTFT_SLO_S
     # (time, utilisation) samples for a chart, at most ~200 points
     kv_usage_over_time: list[tuple[float, float]] = field(default_factory=list, repr=False)
 
@@ -118,5 +122,6 @@ def summarize(seqs: Iterable[Sequence], recorder: MetricsRecorder, *, num_blocks
         kv_waste=float((waste * weights).sum() / weights.sum()) if weights.sum() else 0.0,
         num_preemptions=num_preemptions,
         prefix_cache_hit_rate=cache_hit_tokens / cache_query_tokens if cache_query_tokens else 0.0,
+        ttft_slo_violations=int((ttft > TTFT_SLO_S).sum()),
         kv_usage_over_time=chart,
     )

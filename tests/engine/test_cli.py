@@ -23,9 +23,10 @@ def invoke(*args):
 
 
 def test_importing_the_cli_loads_neither_numpy_nor_rich():
+    # engine.report (the table and chart helpers) imports only the standard library at top level
     code = ("import sys, engine.cli; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'rich', 'torch')"
-            " or m.startswith('engine.') and m != 'engine.cli'))")
+            " or m.startswith('engine.') and m not in ('engine.cli', 'engine.report')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -109,8 +110,10 @@ def test_a_learner_policy_runs_next_to_the_reference(tmp_path, monkeypatch):
     result = invoke("run", *FAST, "--scheduler", str(solution), "--json")
     assert result.exit_code == 0, result.output
     both = json.loads(result.output)
-    assert set(both) == {"reference", "yours"}
+    assert {k.split(":")[0] for k in both} == {"reference", "yours", "memory pressure", "burst"}
     assert both["yours"]["num_requests"] == both["reference"]["num_requests"] == 40
+    pressure = next(v for k, v in both.items() if k.startswith("memory pressure"))
+    assert pressure["yours"]["num_requests"] == pressure["reference"]["num_requests"] == 300
 
     fake.load = lambda path: Newest.__new__(object)  # not a policy
     result = invoke("run", *FAST, "--scheduler", str(solution))

@@ -191,3 +191,43 @@ def test_exception_in_learner_code_names_the_function(tmp_path):
     ))
     with pytest.raises(PolicyError, match="simulate_continuous.*KeyError"):
         load(path)
+
+
+# --- the stress traces of `kata engine run`: where a wrong batcher shows ---------------------
+
+
+def run_json(batcher: Path) -> dict:
+    import json
+
+    from typer.testing import CliRunner
+
+    from engine.cli import engine_app
+
+    result = CliRunner().invoke(engine_app, ["run", "--no-compute", "--batcher", str(batcher), "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+STRESS_ROWS = ("num_preemptions", "ttft_p99", "ttft_slo_violations", "kv_utilization_mean")
+
+
+def test_a_wrong_batcher_shows_under_memory_pressure_but_not_on_the_default_trace(tmp_path):
+    """The default trace leaves the pool half empty: a batcher that admits past a blocked head
+    (a bug of the kata's zoo) gives the reference's rows there. The stress traces tell them apart;
+    the reference solution plugged in gives the reference's rows everywhere."""
+    from kata.catalog import Workbook
+    from kata.zoo import ZooPatch
+
+    kata = Workbook.find().kata("token-batcher")
+    wrong = tmp_path / "token_batcher.py"
+    wrong.write_text(ZooPatch.parse(kata.bugs / "admission_skips_blocked_head.patch")
+                     .apply(SOLUTION.read_text()))
+    bad, good = run_json(wrong), run_json(SOLUTION)
+    stress = [k for k in bad if k not in ("reference", "yours")]
+    assert [k.split(":")[0] for k in stress] == ["memory pressure", "burst"]
+    assert bad["yours"]["num_preemptions"] == bad["reference"]["num_preemptions"] == 0
+    for title in stress:
+        ref, yours = bad[title]["reference"], bad[title]["yours"]
+        assert ref["num_preemptions"] > 0, title  # the trace does put the pool under pressure
+        assert [yours[k] for k in STRESS_ROWS] != [ref[k] for k in STRESS_ROWS], title
+        assert good[title]["yours"] == good[title]["reference"], title
