@@ -3,6 +3,7 @@
     python benchmarks/engine_bench.py               # full run (a few minutes)
     python benchmarks/engine_bench.py --quick       # small sizes, well under 20 s
     python benchmarks/engine_bench.py --out bench-results/engine.json
+    python benchmarks/readme_figures.py --write      # README's figures from that JSON
 
 Each figure is measured side by side with its baseline in the same run, on the same data:
 
@@ -63,6 +64,17 @@ def best_of(fns: dict, repeats: int) -> dict:
             fn()
             best[name] = min(best[name], time.perf_counter() - start)
     return best
+
+
+def cpu_model() -> str:
+    """The CPU's model name (Linux), else what platform reports."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def calibration() -> float:
@@ -226,8 +238,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", default="bench-results/engine.json", help="JSON output path")
     args = parser.parse_args(argv)
     q = args.quick
-    results = {"quick": q, "machine": dict(
-        python=platform.python_version(), numpy=np.__version__, cpus=os.cpu_count(),
+    results = {"quick": q, "date": time.strftime("%Y-%m-%d", time.gmtime()), "machine": dict(
+        cpu=cpu_model(), python=platform.python_version(), numpy=np.__version__,
+        cpus=os.cpu_count(),
         load_average=list(os.getloadavg()), calibration_cpu_s=calibration(),
         blas_threads=os.environ.get("OPENBLAS_NUM_THREADS"))}
     for name, fn in (("attention", bench_attention), ("waste", bench_waste),

@@ -4,18 +4,24 @@ Read it in this order; each file is small and does one thing:
 
     config.py         model, cache, scheduler and engine settings (validated dataclasses)
     sequence.py       one request's state: token ids, num_computed_tokens, timestamps
-    block_manager.py  the KV block pool: block tables, ref counts, copy-on-write, prefix cache, swap
+    block_pool.py     physical KV blocks: ref counts, free lists, the prefix-cache index and LRU
+    block_manager.py  sequences' block tables on the pool: allocate, append (copy-on-write), fork
+    swap.py           moving a preempted sequence's blocks to the host pool and back
     kv_cache.py       K and V storage (numpy), written through a slot mapping
     attention.py      paged prefill and decode attention (grouped-query), contiguous reference
     model.py          a tiny seeded decoder-only transformer over bytes, plus sampling
+    batch.py          one step's ScheduledBatch, and the waiting queue
     scheduler.py      continuous batching with a token budget, chunked prefill and preemption
+    fastpath.py       the simulation's lazy decode tracking (a step costs O(changes))
+    hooks.py          where the scheduler asks a policy: queue order, victims, admissions
     static_batcher.py the baseline it replaced: padded batches admitted and released together
     cost_model.py     simulated GPU time from FLOPs and bytes on a named hardware profile
     llm_engine.py     add_request / step / run: the loop that ties it together
     workloads.py      seeded synthetic traces; metrics.py turns a run into latency/memory figures
     adapters/         the plug-in protocol for a learner's scheduler or batcher policy
     backends/         the same KV storage, attention and model on torch (cpu or cuda)
-    cli.py            `kata engine run` and `kata engine compare`
+    cli.py            `kata engine run` and `kata engine compare`; report.py prints their tables
+    scenarios.py      the stress traces a plug-in policy is also run on
 
 Importing `engine` imports nothing heavy; numpy is loaded by the modules that need it, and torch
 only when the torch backend is asked for.

@@ -19,3 +19,17 @@ def test_quick_start_is_two_commands_and_ci_runs_the_test_one():
     start, test = commands
     assert start.endswith("kata start") and test.endswith("pytest")
     assert test in (REPO / ".ci" / "run").read_text().splitlines()
+
+
+def test_engine_figures_are_the_kept_benchmark_run():
+    """The README's engine figures are written from benchmarks/results/engine.json by
+    benchmarks/readme_figures.py; editing one without the other fails here."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("readme_figures", REPO / "benchmarks" / "readme_figures.py")
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    assert figures.main(["--check"]) == 0
+    readme = (REPO / "README.md").read_text()
+    start, end = figures.block(readme)
+    assert "| paged decode attention / one bare read" in readme[start:end]
