@@ -184,11 +184,18 @@ def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata 
         "visible": lambda: grade(kata, kata.solution, "visible", limits),
         "stub": lambda: grade(kata, kata.stub, "hidden", limits),
     }
-    # the bug zoo in a few child processes (sweep mode), not one per bug; a chunk takes the
-    # hidden suite's files cheapest first (see validate), given once the reference has run
-    for i in range(0, len(bugs), SWEEP_CHUNK):
-        chunk = bugs[i:i + SWEEP_CHUNK]
-        jobs[f"bugs{i}"] = lambda files, chunk=chunk: caught_bugs(kata, chunk, limits, files)
+    # the bug zoo in a few child processes (sweep mode), not one per bug. Bugs are grouped by the
+    # level their header names, and a group's chunks take that level's test files first, then the
+    # rest cheapest first (see validate): a level-3 bug is caught by level 3's tests without
+    # first running levels 1 and 2's scale tests.
+    by_level: dict[str, list[Path]] = {}
+    for bug in bugs:
+        level = zoo.ZooPatch.parse(made[bug]).header.get("Level", "")
+        by_level.setdefault(level, []).append(bug)
+    for level, group in sorted(by_level.items()):
+        for i in range(0, len(group), SWEEP_CHUNK):
+            chunk = group[i:i + SWEEP_CHUNK]
+            jobs[f"bugs:{level}:{i}"] = lambda files, chunk=chunk: caught_bugs(kata, chunk, limits, files)
     return report, kata, jobs
 
 
@@ -203,6 +210,19 @@ def cheapest_files_first(kata: Kata, ref) -> list[Path] | None:
     if not seconds or not all(p in files for p in seconds):
         return None
     return sorted(files, key=lambda p: (p not in seconds, seconds.get(p, 0.0), p.name))
+
+
+def level_files_first(files: list[Path] | None, kata: Kata, ref, level: str) -> list[Path] | None:
+    """`files` with the ones whose tests are mostly of `level` moved to the front (order kept)."""
+    if not files or not level.isdigit():
+        return files
+    counts: dict[Path, dict[int, int]] = {}
+    for t in ref.tests:
+        path = (kata.root / t.name.split("::")[0]).resolve()
+        per = counts.setdefault(path, {})
+        per[t.task_id] = per.get(t.task_id, 0) + 1
+    mine = {path for path, per in counts.items() if max(per, key=per.get) == int(level)}
+    return sorted(files, key=lambda f: f not in mine)  # stable: cheapest first within each part
 
 
 def _conclude(report: KataReport, kata: Kata, results: dict) -> KataReport:
@@ -276,10 +296,13 @@ def validate(wb: Workbook, slugs: list[str], workers: int = 2,
                 results[i][name] = fut.result()
                 if name == "ref1":
                     _, kata, jobs = prepared[i]
-                    files = cheapest_files_first(kata, results[i]["ref1"])
+                    ref = results[i]["ref1"]
+                    files = cheapest_files_first(kata, ref)
                     for bug_job, fn in jobs.items():
                         if bug_job.startswith("bugs"):
-                            pending[pool.submit(fn, files)] = (i, bug_job)
+                            level = bug_job.split(":")[1]
+                            ordered = level_files_first(files, kata, ref, level)
+                            pending[pool.submit(fn, ordered)] = (i, bug_job)
     return [_conclude(report, kata, results[i]) if kata is not None else report
             for i, (report, kata, _) in enumerate(prepared)]
 
