@@ -15,6 +15,8 @@ Both are simulated (no tensors): the figures are the same on any machine.
 
 from __future__ import annotations
 
+from engine.metrics import TTFT_SLO_S
+
 STRESS_REQUESTS = 300
 
 
@@ -23,6 +25,7 @@ def stress_scenarios(workload: str, rate: float) -> list[tuple[str, dict, str, f
     return [
         (f"memory pressure: {workload}, {STRESS_REQUESTS} requests at {rate:g}/s, 600 blocks, swap",
          dict(num_blocks=600, preemption="swap", compute=False), workload, rate),
-        (f"burst: bursty, {STRESS_REQUESTS} requests at {2 * rate:g}/s, 1,024 blocks, 2 s TTFT SLO",
+        (f"burst: bursty, {STRESS_REQUESTS} requests at {2 * rate:g}/s, 1,024 blocks, "
+         f"{TTFT_SLO_S:g} s TTFT SLO",
          dict(num_blocks=1024, compute=False), "bursty", 2 * rate),
     ]

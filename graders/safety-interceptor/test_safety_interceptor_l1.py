@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from safety_interceptor_oracle import check, check_raises, o_gateway, outcome_tuple, property_settings
+from safety_interceptor_oracle import o_gateway, outcome_tuple
+
+from kata.checks import check, check_raises, property_settings
 
 pytestmark = pytest.mark.level(1)
 PROPERTY = property_settings()

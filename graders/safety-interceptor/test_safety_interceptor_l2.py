@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from safety_interceptor_oracle import check, check_raises, o_hold_back, property_settings, stream_tuple
+from safety_interceptor_oracle import o_hold_back, stream_tuple
+
+from kata.checks import check, check_raises, property_settings
 
 pytestmark = pytest.mark.level(2)
 PROPERTY = property_settings()

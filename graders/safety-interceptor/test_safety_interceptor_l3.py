@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from safety_interceptor_oracle import OCache, check, check_raises, property_settings
+from safety_interceptor_oracle import OCache
+
+from kata.checks import check, check_raises, property_settings
 
 pytestmark = pytest.mark.level(3)
 PROPERTY = property_settings()

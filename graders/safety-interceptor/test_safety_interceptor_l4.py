@@ -7,7 +7,9 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from safety_interceptor_oracle import check, check_raises, o_flagged, property_settings
+from safety_interceptor_oracle import o_flagged
+
+from kata.checks import check, check_raises, property_settings
 
 pytestmark = pytest.mark.level(4)
 PROPERTY = property_settings()

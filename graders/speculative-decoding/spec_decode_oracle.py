@@ -14,51 +14,7 @@ from __future__ import annotations
 from fractions import Fraction as F
 from itertools import product
 
-import pytest
-from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
-
-from kata.strict import same
-
-
-def property_settings(max_examples: int = 40) -> settings:
-    """Built at a test module's import (after the derandomized profile is loaded)."""
-    return settings(
-        max_examples=max_examples,
-        phases=(Phase.explicit, Phase.generate),
-        suppress_health_check=[HealthCheck.function_scoped_fixture],
-        deadline=None,
-    )
-
-
-# --- calls and messages ---------------------------------------------------------------
-
-
-def check(got, expected, call: str) -> None:
-    __tracebackhide__ = True
-    assert same(got, expected), f"Called {call}. Returned {got!r}, expected {expected!r}."
-
-
-def check_fraction(got, expected, call: str) -> None:
-    """A Fraction equal to `expected` (an int or a float result is a mistake even if equal)."""
-    __tracebackhide__ = True
-    ok = type(got) is F and got == expected
-    assert ok, f"Called {call}. Returned {got!r} ({type(got).__name__}), expected Fraction({expected})."
-
-
-def check_raises(fn, name: str, call: str) -> None:
-    """fn() must raise ValueError whose message begins with `name`."""
-    __tracebackhide__ = True
-    try:
-        result = fn()
-    except ValueError as exc:
-        assert str(exc).startswith(name), (
-            f"Called {call}. Raised ValueError({str(exc)!r}), expected a message beginning with {name!r}.")
-        return
-    except Exception as exc:  # noqa: BLE001 - any other type is the learner's mistake to see
-        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError beginning with {name!r}.",
-                    pytrace=False)
-    pytest.fail(f"Called {call}. Returned {result!r}, expected ValueError beginning with {name!r}.", pytrace=False)
 
 
 # --- models and devices used across the suite ----------------------------------------------

@@ -15,16 +15,14 @@ from spec_decode_oracle import (
     ENGINE_TABLE,
     H100,
     LLAMA8B,
-    check,
-    check_fraction,
-    check_raises,
     o_compute_bound,
     o_crossover,
     o_decode,
     o_prefill,
     o_time,
-    property_settings,
 )
+
+from kata.checks import check, check_fraction, check_raises, property_settings
 
 pytestmark = pytest.mark.level(1)
 PROPERTY = property_settings()

@@ -8,21 +8,19 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from spec_decode_oracle import (
-    same,
     DRAFT1B,
     H100,
     LLAMA8B,
-    check,
-    check_fraction,
-    check_raises,
     o_best,
     o_expected,
     o_speedup,
     o_speedup_at_batch,
     o_verify_cost,
-    property_settings,
     rationals,
 )
+
+from kata.checks import check, check_fraction, check_raises, property_settings
+from kata.strict import same
 
 pytestmark = pytest.mark.level(2)
 PROPERTY = property_settings()

@@ -14,18 +14,16 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from spec_decode_oracle import (
-    check,
-    check_fraction,
-    check_raises,
     distributions,
     marginals,
     o_sample,
     o_verify,
     output_distribution,
     prefix_probability,
-    property_settings,
     spec_cases,
 )
+
+from kata.checks import check, check_fraction, check_raises, property_settings
 
 pytestmark = pytest.mark.level(3)
 PROPERTY = property_settings(60)

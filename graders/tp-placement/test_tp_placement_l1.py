@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from tp_placement_oracle import check, check_raises, clusters, o_crossings, o_place, property_settings
+from tp_placement_oracle import clusters, o_crossings, o_place
+
+from kata.checks import check, check_raises, property_settings
 
 pytestmark = pytest.mark.level(1)
 PROPERTY = property_settings()

@@ -12,13 +12,11 @@ from tp_placement_oracle import (
     LAT_NV,
     NETWORK,
     NVLINK,
-    check,
-    check_fraction,
-    check_raises,
     o_allreduce,
     o_ring,
-    property_settings,
 )
+
+from kata.checks import check, check_fraction, check_raises, property_settings
 
 pytestmark = pytest.mark.level(2)
 PROPERTY = property_settings()

@@ -12,13 +12,12 @@ from tp_placement_oracle import (
     LAT_NV,
     NETWORK,
     NVLINK,
-    check,
-    check_raises,
     o_diagnose,
     o_link,
     o_ring,
-    property_settings,
 )
+
+from kata.checks import check, check_raises, property_settings
 
 pytestmark = pytest.mark.level(3)
 PROPERTY = property_settings()

@@ -5,41 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-import pytest
-from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
-
-from kata.strict import same
-
-
-def property_settings(max_examples: int = 60) -> settings:
-    return settings(max_examples=max_examples, phases=(Phase.explicit, Phase.generate),
-                    suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
-
-
-def check(got, expected, call: str) -> None:
-    __tracebackhide__ = True
-    assert same(got, expected), f"Called {call}. Returned {got!r}, expected {expected!r}."
-
-
-def check_fraction(got, expected, call: str) -> None:
-    __tracebackhide__ = True
-    ok = type(got) is F and got == expected
-    assert ok, f"Called {call}. Returned {got!r} ({type(got).__name__}), expected Fraction({expected})."
-
-
-def check_raises(fn, name: str, call: str) -> None:
-    __tracebackhide__ = True
-    try:
-        result = fn()
-    except ValueError as exc:
-        assert str(exc).startswith(name), (
-            f"Called {call}. Raised ValueError({str(exc)!r}), expected a message beginning with {name!r}.")
-        return
-    except Exception as exc:  # noqa: BLE001 - the learner's mistake to see
-        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError beginning with {name!r}.",
-                    pytrace=False)
-    pytest.fail(f"Called {call}. Returned {result!r}, expected ValueError beginning with {name!r}.", pytrace=False)
 
 
 NVLINK, NETWORK = 450 * 10**9, 50 * 10**9
