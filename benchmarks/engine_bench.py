@@ -115,9 +115,11 @@ def bench_attention(quick: bool) -> dict:
     g = heads // kv_heads
     table_lists, lens = tables.tolist(), [ctx] * batch
 
-    def contiguous():  # the strongest contiguous version: one batched matmul each way
-        qg = q.reshape(batch, kv_heads, g, head_dim) * np.float32(head_dim ** -0.5)
-        s = qg @ k.transpose(0, 2, 3, 1)  # (batch, KH, G, ctx)
+    def contiguous():  # the strongest contiguous version: one batched matmul each way, with
+        # K @ q^T (the narrow side last) as the paged kernel does: BLAS is ~2.5x faster so
+        qt = (q.reshape(batch, kv_heads, g, head_dim) * np.float32(head_dim ** -0.5))
+        s = k.transpose(0, 2, 1, 3) @ qt.transpose(0, 1, 3, 2)  # (batch, KH, ctx, G)
+        s = np.ascontiguousarray(s.transpose(0, 1, 3, 2))  # (batch, KH, G, ctx)
         s -= s.max(-1, keepdims=True)
         np.exp(s, out=s)
         s /= s.sum(-1, keepdims=True)
@@ -136,13 +138,19 @@ def bench_attention(quick: bool) -> dict:
         s /= s.sum(-1, keepdims=True)
         return (s @ vg.transpose(0, 2, 1, 3)).reshape(batch, heads, head_dim)
 
+    hot_tables = [table_lists[0]] * batch
+
+    def paged_in_cache():  # every sequence reads the same blocks: the KV never leaves the caches,
+        # so this is the kernel's compute alone (the floor of paged / bare read on this CPU)
+        return paged_decode_attention(q, k_cache, v_cache, hot_tables, lens)
+
     def bare_read():  # touch every byte of K and V once
         k.max()
         v.max()
 
     assert np.allclose(paged(), contiguous(), atol=1e-4)
     t = best_of({"bare_read": bare_read, "contiguous": contiguous, "paged": paged,
-                 "naive_paged": naive_paged}, repeats=3 if quick else 7)
+                 "naive_paged": naive_paged, "paged_in_cache": paged_in_cache}, repeats=3 if quick else 7)
     kv_bytes = k.nbytes + v.nbytes
     return {
         "shape": dict(batch=batch, context=ctx, kv_heads=kv_heads, heads=heads,
@@ -153,6 +161,7 @@ def bench_attention(quick: bool) -> dict:
         "paged_over_contiguous": t["paged"] / t["contiguous"],
         "naive_paged_over_contiguous": t["naive_paged"] / t["contiguous"],
         "contiguous_over_bare_read": t["contiguous"] / t["bare_read"],
+        "paged_in_cache_over_bare_read": t["paged_in_cache"] / t["bare_read"],
         "paged_over_bare_read": t["paged"] / t["bare_read"],
     }
 
@@ -262,6 +271,8 @@ def main(argv: list[str] | None = None) -> dict:
         ("paged decode attention / bare KV read", f"{a['paged_over_bare_read']:.2f}x", "<= 2.0x",
          verdict(a["paged_over_bare_read"], 2.0, False)),
         ("  (contiguous / bare KV read)", f"{a['contiguous_over_bare_read']:.2f}x", "", ""),
+        ("  (paged, KV already in cache / bare read)",
+         f"{a['paged_in_cache_over_bare_read']:.2f}x", "", ""),
         ("KV waste, paged block 16 (chat)", f"{w['paged']['kv_waste']:.1%}", "<= 4%",
          verdict(w["paged"]["kv_waste"], 0.04, False)),
         ("KV waste, reserve max length (chat)", f"{w['reserve']['kv_waste']:.1%}", "(60-80%)", ""),

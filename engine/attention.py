@@ -105,22 +105,39 @@ def paged_prefill_attention(q: np.ndarray, k_cache: np.ndarray, v_cache: np.ndar
 
 
 class _Workspace:
-    """Gather buffers reused across calls, grown as needed (one per cache shape and dtype)."""
+    """Scratch arrays reused across calls, one flat buffer per name and dtype, grown as needed.
+    Reuse keeps the buffers warm in cache and spares the page faults of fresh large arrays."""
 
     def __init__(self) -> None:
         self._buffers: dict[tuple, np.ndarray] = {}
 
-    def get(self, name: str, num_blocks: int, cache: np.ndarray) -> np.ndarray:
-        key = (name, cache.shape[1:], cache.dtype)
+    def get(self, name: str, shape: tuple[int, ...], dtype) -> np.ndarray:
+        size = int(np.prod(shape))
+        key = (name, np.dtype(dtype))
         buf = self._buffers.get(key)
-        if buf is None or buf.shape[0] < num_blocks:
-            buf = np.empty((num_blocks, *cache.shape[1:]), cache.dtype)
+        if buf is None or buf.size < size:
+            buf = np.empty(size, dtype)
             self._buffers[key] = buf
-        return buf
+        return buf[:size].reshape(shape)
 
 
 _workspace = _Workspace()
-GATHER_BYTES = 1 << 19  # gather budget per group of decode sequences (K; V the same)
+GATHER_BYTES = 1 << 19  # gather budget per chunk of K (V the same): stays in a core's L2
+
+
+def _groups(lens: list[int], bs: int, row_bytes: int, budget: int):
+    """Runs [i, j) of consecutive sequences whose padded K fits the budget, with their
+    longest block count. A sequence longer than the budget is a group of its own."""
+    i, n = 0, len(lens)
+    while i < n:
+        j, max_blocks = i + 1, -(-lens[i] // bs)
+        while j < n:
+            grown = max(max_blocks, -(-lens[j] // bs))
+            if (j + 1 - i) * grown * row_bytes > budget:
+                break
+            j, max_blocks = j + 1, grown
+        yield i, j, max_blocks
+        i = j
 
 
 def paged_decode_attention(q: np.ndarray, k_cache: np.ndarray, v_cache: np.ndarray,
@@ -133,53 +150,58 @@ def paged_decode_attention(q: np.ndarray, k_cache: np.ndarray, v_cache: np.ndarr
     Example: context_lens [5, 17], block_size 16: sequence 1 reads 2 blocks, 17 rows.
 
     Consecutive sequences are grouped so that a group's gathered K (padded to its longest
-    context) fits `gather_bytes` (default GATHER_BYTES); a long sequence is a group of its
-    own. Small models and short contexts then take few numpy calls, and large ones stream
-    through a cache-sized buffer.
+    context) fits `gather_bytes` (default GATHER_BYTES): short contexts take few numpy calls.
+    A longer sequence is read in chunks of blocks that fit it, so every gathered byte is
+    still in cache when the matmul reads it. Two passes per group: scores chunk by chunk,
+    one softmax, then V chunk by chunk.
+
+    Scores are computed as K @ q^T, (L, D) @ (D, G) per KV head, with q^T contiguous: on
+    this shape BLAS runs about 4x faster than q @ K^T.
     """
     n, h, d = q.shape
     _, bs, kh, _ = k_cache.shape
     g = h // kh
     budget = GATHER_BYTES if gather_bytes is None else gather_bytes
     row_bytes = bs * kh * d * k_cache.itemsize  # one block of K
-    qg = (q * np.asarray(d ** -0.5, q.dtype)).reshape(n, kh, g, d)  # (num_seqs, KH, G, D)
+    q_t = np.ascontiguousarray(  # (n, KH, D, G); contiguous, or BLAS is 2x slower
+        (q * np.asarray(d ** -0.5, q.dtype)).reshape(n, kh, g, d).transpose(0, 1, 3, 2))
     out = np.empty((n, kh, g, d), q.dtype)
     lens = [int(c) for c in context_lens]
-    i = 0
-    while i < n:
-        # --- the group [i, j): as many sequences as fit the gather budget
-        j, max_blocks = i + 1, -(-lens[i] // bs)
-        while j < n:
-            grown = max(max_blocks, -(-lens[j] // bs))
-            if (j + 1 - i) * grown * row_bytes > budget:
-                break
-            j, max_blocks = j + 1, grown
-        m = j - i
-        kbuf = _workspace.get("k", m * max_blocks, k_cache)
-        vbuf = _workspace.get("v", m * max_blocks, v_cache)
+    for i, j, max_blocks in _groups(lens, bs, row_bytes, budget):
+        m, span = j - i, max_blocks * bs
+        step = max(1, budget // (m * row_bytes))  # blocks per chunk
         table = np.zeros((m, max_blocks), np.intp)  # padding points at block 0, masked below
         for r in range(m):
-            row = block_tables[i + r]
             nb = -(-lens[i + r] // bs)
-            table[r, :nb] = row[:nb]
-        flat = table.reshape(-1)
-        k = np.take(k_cache, flat, axis=0, out=kbuf[:m * max_blocks], mode="clip")
-        k = k.reshape(m, max_blocks * bs, kh, d)  # (m, L, KH, D)
-        scores = qg[i:j] @ k.transpose(0, 2, 3, 1)  # (m, KH, G, L)
-        if m > 1 or lens[i] < max_blocks * bs:  # hide padding and the unused tail of a block
-            pad = np.arange(max_blocks * bs)[None, :] >= np.asarray(lens[i:j])[:, None]  # (m, L)
+            table[r, :nb] = block_tables[i + r][:nb]
+        chunks = [(c, min(step, max_blocks - c)) for c in range(0, max_blocks, step)]
+        kv = _workspace.get("kv", (m * chunks[0][1], bs, kh, d), k_cache.dtype)
+        scores_t = _workspace.get("scores_t", (m, kh, span, g), q.dtype)
+        for c, nb in chunks:  # K: scores (m, KH, L, G), chunk by chunk
+            k = np.take(k_cache, table[:, c:c + nb].reshape(-1), axis=0,
+                        out=kv[:m * nb], mode="clip")
+            k = k.reshape(m, nb * bs, kh, d).transpose(0, 2, 1, 3)  # (m, KH, rows, D)
+            np.matmul(k, q_t[i:j], out=scores_t[:, :, c * bs:(c + nb) * bs])
+        scores = _workspace.get("scores", (m, kh, g, span), q.dtype)  # softmax runs along L
+        np.copyto(scores, scores_t.transpose(0, 1, 3, 2))
+        if m > 1 or lens[i] < span:  # hide padding and the unused tail of a block
+            pad = np.arange(span)[None, :] >= np.asarray(lens[i:j])[:, None]  # (m, L)
             scores += np.where(pad, -np.inf, 0.0).astype(scores.dtype)[:, None, None, :]
         # Softmax with the division deferred: out = (exp(s - max) @ V) / sum(exp(s - max)).
-        # Dividing the (m, KH, G, D) output instead of the (m, KH, G, L) scores saves a pass
-        # over the scores (L is ~16x D for 1k contexts).
+        # Dividing the (m, KH, G, D) output instead of the (m, KH, G, L) scores saves a pass.
         scores -= scores.max(axis=-1, keepdims=True)
         np.exp(scores, out=scores)
         total = scores.sum(axis=-1)  # (m, KH, G)
-        v = np.take(v_cache, flat, axis=0, out=vbuf[:m * max_blocks], mode="clip")
-        v = v.reshape(m, max_blocks * bs, kh, d)
-        np.matmul(scores, v.transpose(0, 2, 1, 3), out=out[i:j])  # (m, KH, G, D)
-        out[i:j] /= total[..., None]
-        i = j
+        o = out[i:j]
+        part = np.empty_like(o) if len(chunks) > 1 else o
+        for c, nb in chunks:  # V: out (m, KH, G, D), summed over chunks
+            v = np.take(v_cache, table[:, c:c + nb].reshape(-1), axis=0,
+                        out=kv[:m * nb], mode="clip")
+            v = v.reshape(m, nb * bs, kh, d).transpose(0, 2, 1, 3)
+            np.matmul(scores[..., c * bs:(c + nb) * bs], v, out=o if c == 0 else part)
+            if c:
+                o += part
+        o /= total[..., None]
     return out.reshape(n, h, d)
 
 
