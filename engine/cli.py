@@ -25,6 +25,7 @@ engine_app = typer.Typer(
 
 WORKLOADS = ("chat", "bursty", "shared-prefix")  # (engine.workloads.WORKLOADS, without numpy)
 HARDWARE = ("A10G", "A100", "H100", "H200")
+INTERCONNECTS = ("nvlink", "network")  # (engine.parallel.INTERCONNECTS)
 
 
 def _fail(message: str) -> None:
@@ -80,7 +81,7 @@ def _load_plugin(kind: str, path: Path):
 def _build_config(*, block_size, num_blocks, max_num_seqs, max_num_batched_tokens, hardware,
                   backend, device, compute, policy="fcfs", preemption="recompute",
                   batching="continuous", memory="paged", num_host_blocks=None,
-                  prefix_caching=True, max_model_len=4096):
+                  prefix_caching=True, max_model_len=4096, tp=1, interconnect="nvlink"):
     from engine.config import CacheConfig, EngineConfig, ModelConfig, SchedulerConfig
 
     try:
@@ -94,7 +95,8 @@ def _build_config(*, block_size, num_blocks, max_num_seqs, max_num_batched_token
                                       max_num_batched_tokens=max_num_batched_tokens,
                                       policy=policy, preemption_mode=preemption,
                                       batching=batching, memory=memory),
-            compute=compute, backend=backend, device=device, hardware=hardware)
+            compute=compute, backend=backend, device=device, hardware=hardware,
+            tensor_parallel_size=tp, interconnect=interconnect)
     except ValueError as e:
         _fail(str(e))
 
@@ -144,6 +146,9 @@ def run(
     max_num_seqs: int = typer.Option(64, help="Sequences per step."),
     max_num_batched_tokens: int = typer.Option(2048, help="Token budget per step."),
     hardware: str = typer.Option("A100", help="A10G, A100, H100 or H200 (simulated time)."),
+    tp: int = typer.Option(1, "--tp", help="Tensor-parallel GPUs the simulated time is split "
+                                           "over (divides llama-3-8b's 8 KV heads)."),
+    interconnect: str = typer.Option("nvlink", help="nvlink or network: the TP group's link."),
     backend: str = typer.Option("numpy", help="numpy or torch."),
     device: str = typer.Option("cpu", help="cpu or cuda (torch backend)."),
     compute: bool = typer.Option(True, "--compute/--no-compute",
@@ -159,7 +164,8 @@ def run(
     _choice("policy", policy, ("fcfs", "priority"))
     _choice("preemption mode", preemption, ("recompute", "swap"))
     _choice("hardware profile", hardware, HARDWARE)
-    _positive(num_requests=num_requests, rate=rate, block_size=block_size,
+    _choice("interconnect", interconnect, INTERCONNECTS)
+    _positive(num_requests=num_requests, rate=rate, block_size=block_size, tp=tp,
               num_blocks=num_blocks, max_num_seqs=max_num_seqs,
               max_num_batched_tokens=max_num_batched_tokens,
               max_tokens=1 if max_tokens is None else max_tokens)
@@ -173,7 +179,7 @@ def run(
                            max_num_seqs=max_num_seqs,
                            max_num_batched_tokens=max_num_batched_tokens, hardware=hardware,
                            backend=backend, device=device, compute=compute, policy=policy,
-                           preemption=preemption)
+                           preemption=preemption, tp=tp, interconnect=interconnect)
     from engine.workloads import make_workload
 
     trace = make_workload(workload, num_requests, seed=seed, rate=rate,
@@ -189,6 +195,7 @@ def run(
         from engine.scenarios import STRESS_REQUESTS, stress_scenarios
 
         options = dict(block_size=block_size, max_num_seqs=max_num_seqs, hardware=hardware,
+                       tp=tp, interconnect=interconnect,
                        max_num_batched_tokens=max_num_batched_tokens, backend=backend,
                        device=device, policy=policy, preemption=preemption)
         for title, overrides, name, at in stress_scenarios(workload, rate):
@@ -206,7 +213,8 @@ def run(
         return
     console = _console()
     mode = "tiny model computed" if compute else "simulated, no tensors"
-    console.print(f"{workload}, {num_requests} requests at {rate:g}/s on {hardware} ({mode}, "
+    where = hardware if tp == 1 else f"{tp}x {hardware} over {interconnect}"
+    console.print(f"{workload}, {num_requests} requests at {rate:g}/s on {where} ({mode}, "
                   f"{backend}); {num_blocks} blocks of {block_size}, policy {policy}")
     console.print(_metrics_table({k: r.metrics for k, r in results.items()}))
     console.print(WASTE_NOTE)
@@ -236,7 +244,7 @@ def compare(
     """Static vs continuous batching, and paged vs reserve-max-length memory, on one trace."""
     _choice("workload", workload, WORKLOADS)
     _choice("hardware profile", hardware, HARDWARE)
-    _positive(num_requests=num_requests, rate=rate, block_size=block_size,
+    _positive(num_requests=num_requests, rate=rate, block_size=block_size, tp=tp,
               num_blocks=num_blocks, max_num_seqs=max_num_seqs)
     common = dict(block_size=block_size, num_blocks=num_blocks, max_num_seqs=max_num_seqs,
                   max_num_batched_tokens=max(2048, max_num_seqs), hardware=hardware,

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.hardware import HARDWARE
+from engine.parallel import INTERCONNECTS
 
 # Byte-level vocabulary: ids 0..255 are bytes, then two special tokens.
 BOS_TOKEN_ID = 256
@@ -183,12 +184,19 @@ class EngineConfig:
     device: str = "cpu"  # torch backend only: "cpu" or "cuda"
     hardware: str = "A100"
     cost_model: str = "llama-3-8b"  # a MODEL_PRESETS name
+    tensor_parallel_size: int = 1  # GPUs the cost model splits each step over
+    interconnect: str = "nvlink"  # their link (engine/parallel.py INTERCONNECTS)
 
     def __post_init__(self) -> None:
         _one_of("EngineConfig", "backend", self.backend, ("numpy", "torch"))
         _one_of("EngineConfig", "device", self.device.split(":")[0], ("cpu", "cuda"))
         _one_of("EngineConfig", "hardware", self.hardware, tuple(HARDWARE))
         _one_of("EngineConfig", "cost_model", self.cost_model, tuple(MODEL_PRESETS))
+        _one_of("EngineConfig", "interconnect", self.interconnect, tuple(INTERCONNECTS))
+        tp, heads = self.tensor_parallel_size, MODEL_PRESETS[self.cost_model].num_kv_heads
+        if type(tp) is not int or tp < 1 or heads % tp:
+            raise ValueError(f"EngineConfig.tensor_parallel_size={tp!r} must be an int >= 1 that "
+                             f"divides the cost model's {heads} KV heads")
         if self.backend == "numpy" and self.device != "cpu":
             raise ValueError(f"EngineConfig.device={self.device!r} needs backend='torch'")
         max_blocks = -(-self.model.max_model_len // self.cache.block_size)

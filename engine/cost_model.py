@@ -4,6 +4,10 @@ A transformer step is limited either by arithmetic or by memory traffic (the roo
 
     time = max(FLOPs / (peak FLOP/s * mfu), bytes / (HBM bandwidth * mbu)) + swap bytes / host link
 
+With tensor parallelism over `tp_size` GPUs each GPU does 1/tp of the FLOPs and moves 1/tp of
+the bytes (weights and KV heads are split), and every layer adds two ring all-reduces of the
+step's activations over the interconnect (engine/parallel.py), not overlapped with compute.
+
 FLOPs: 2 per weight per token (the matmuls), plus attention's 4 * num_heads * head_dim per
 (query, key) pair per layer, plus the LM head for rows that are sampled.
 Bytes: every weight once per step, the K/V every attending token reads, the K/V new tokens write.
@@ -14,8 +18,8 @@ throughput deterministic and independent of the CPU running the simulation.
     cm = CostModel(HARDWARE["H100"], MODEL_PRESETS["llama-3-8b"])
     cm.step_time(batch)           -> 0.0061   (seconds; one decode step of 32 sequences)
 
-What it leaves out: kernel launch and CPU overheads, communication between GPUs, activation
-traffic, and efficiency that varies with shape (mfu and mbu are constants).
+What it leaves out: kernel launch and CPU overheads, pipeline parallelism, activation traffic,
+and efficiency that varies with shape (mfu and mbu are constants).
 """
 
 from __future__ import annotations
@@ -23,14 +27,19 @@ from __future__ import annotations
 
 from engine.config import ModelConfig
 from engine.hardware import HARDWARE, HardwareProfile  # noqa: F401 - re-exported
+from engine.parallel import INTERCONNECTS, Interconnect, tp_layer_comm_time
 
 
 class CostModel:
     def __init__(self, hardware: HardwareProfile, model: ModelConfig, block_size: int = 16,
-                 mfu: float = 0.6, mbu: float = 0.8) -> None:
+                 mfu: float = 0.6, mbu: float = 0.8, tp_size: int = 1,
+                 interconnect: Interconnect = INTERCONNECTS["nvlink"]) -> None:
         if not (0 < mfu <= 1 and 0 < mbu <= 1):
             raise ValueError(f"mfu and mbu must be in (0, 1], got {mfu}, {mbu}")
+        if tp_size < 1:
+            raise ValueError(f"tp_size must be >= 1, got {tp_size}")
         self.hardware, self.model = hardware, model
+        self.tp_size, self.interconnect = tp_size, interconnect
         m = model
         embed = m.vocab_size * m.hidden_size
         self.linear_params = m.num_params - 2 * embed  # transformer blocks only
@@ -39,8 +48,17 @@ class CostModel:
         self.weight_bytes = (self.linear_params + self.lm_head_params) * m.dtype_bytes
         self.kv_bytes_per_token = m.kv_bytes_per_token
         self.block_bytes = block_size * m.kv_bytes_per_token
-        self._flops_per_s = hardware.peak_flops * mfu
-        self._bytes_per_s = hardware.hbm_bandwidth * mbu
+        self._flops_per_s = hardware.peak_flops * mfu * tp_size  # the group's, split evenly
+        self._bytes_per_s = hardware.hbm_bandwidth * mbu * tp_size
+        self._host_bandwidth = hardware.host_bandwidth * tp_size  # each GPU swaps its shard
+
+    def comm_time(self, num_tokens: int) -> float:
+        """Seconds of TP all-reduces in a step of num_tokens rows (0 without TP)."""
+        if self.tp_size == 1 or not num_tokens:
+            return 0.0
+        m = self.model
+        return m.num_layers * tp_layer_comm_time(self.tp_size, num_tokens, m.hidden_size,
+                                                 m.dtype_bytes, self.interconnect)
 
     def step_flops_bytes(self, batch) -> tuple[float, float]:
         """(FLOPs, HBM bytes) of one ScheduledBatch."""
@@ -57,18 +75,22 @@ class CostModel:
     def step_time(self, batch) -> float:
         """Simulated seconds for one ScheduledBatch (0 for an empty one)."""
         swapped = len(batch.swap_in) + len(batch.swap_out)
-        swap_time = swapped * self.block_bytes / self.hardware.host_bandwidth
+        swap_time = swapped * self.block_bytes / self._host_bandwidth
         if not (batch.prefill_tokens or batch.num_decode_seqs):
             return swap_time
         flops, moved = self.step_flops_bytes(batch)
-        return max(flops / self._flops_per_s, moved / self._bytes_per_s) + swap_time
+        comm = self.comm_time(batch.prefill_tokens + batch.num_decode_seqs)
+        return max(flops / self._flops_per_s, moved / self._bytes_per_s) + comm + swap_time
 
 
 def num_blocks_that_fit(hardware: HardwareProfile, model: ModelConfig, block_size: int,
-                        gpu_memory_utilization: float = 0.9) -> int:
-    """KV blocks left after the weights, as a serving engine sizes its cache.
+                        gpu_memory_utilization: float = 0.9, tp_size: int = 1) -> int:
+    """KV blocks left after the weights, as a serving engine sizes its cache. With TP each GPU
+    holds 1/tp of the weights and of every block, so the group holds the blocks of tp GPUs'
+    memory less one copy of the weights.
 
     Example: H100 (80 GB), llama-3-8b bf16 (16 GB of weights), block 16 -> ~26,000 blocks.
     """
-    free = hardware.memory_bytes * gpu_memory_utilization - model.num_params * model.dtype_bytes
+    free = (hardware.memory_bytes * gpu_memory_utilization * tp_size
+            - model.num_params * model.dtype_bytes)
     return max(0, int(free // (block_size * model.kv_bytes_per_token)))

@@ -28,6 +28,7 @@ from engine.attention import AttentionMetadata, PrefillChunk
 from engine.block_manager import BlockManager
 from engine.config import MODEL_PRESETS, EngineConfig
 from engine.cost_model import HARDWARE, CostModel
+from engine.parallel import INTERCONNECTS
 from engine.metrics import Metrics, MetricsRecorder, summarize
 from engine.model import TinyModel, decode, encode, sample
 from engine.batch import ScheduledBatch
@@ -72,7 +73,8 @@ class LLMEngine:
                                        policy=scheduler_policy, batcher=batcher_policy,
                                        track_decodes=c.compute)
         self.cost_model = CostModel(HARDWARE[c.hardware], MODEL_PRESETS[c.cost_model],
-                                    c.cache.block_size)
+                                    c.cache.block_size, tp_size=c.tensor_parallel_size,
+                                    interconnect=INTERCONNECTS[c.interconnect])
         self.recorder = MetricsRecorder()
         self.clock = 0.0  # simulated seconds
         self._pending: list[tuple[float, int, Sequence]] = []  # not yet arrived (heap)

@@ -16,18 +16,16 @@ from itertools import product
 
 from hypothesis import strategies as st
 
+from engine.hardware import HARDWARE
+
 
 # --- models and devices used across the suite ----------------------------------------------
 
 LLAMA8B = ("llama-3-8b", 8_030_000_000, 16_060_000_000, 131_072)
 DRAFT1B = ("draft-1b", 1_240_000_000, 2_480_000_000, 32_768)
 H100 = ("H100", 989 * 10**12, 3_350 * 10**9)
-ENGINE_TABLE = {  # the reference engine's datasheet table (engine/hardware.py), as ints
-    "A10G": (70 * 10**12, 600 * 10**9),
-    "A100": (312 * 10**12, 2_039 * 10**9),
-    "H100": (989 * 10**12, 3_350 * 10**9),
-    "H200": (989 * 10**12, 4_800 * 10**9),
-}
+ENGINE_TABLE = {  # the reference engine's datasheet table, read from it, as exact ints
+    name: (int(h.peak_flops), int(h.hbm_bandwidth)) for name, h in HARDWARE.items()}
 
 # --- the oracle: a literal reading of the prompt -------------------------------------------
 

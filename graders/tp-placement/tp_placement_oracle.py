@@ -1,5 +1,6 @@
 """Shared helpers of the tp-placement hidden suite: calls and messages, a literal oracle of the
-prompt (slow, obviously right, independent of the reference), and strategies."""
+prompt (slow, obviously right, independent of the reference), and strategies. The ring's cost
+is the reference engine's formula (engine/parallel.py): one model of the physics."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ from fractions import Fraction as F
 
 from hypothesis import strategies as st
 
+from engine.parallel import INTERCONNECTS, ring_allreduce_time
 
-NVLINK, NETWORK = 450 * 10**9, 50 * 10**9
-LAT_NV, LAT_NET = F(1, 10**6), F(5, 10**6)
+# The engine's interconnect presets, as exact numbers.
+NVLINK, NETWORK = (int(INTERCONNECTS[k].bandwidth) for k in ("nvlink", "network"))
+LAT_NV, LAT_NET = (F(INTERCONNECTS[k].latency).limit_denominator(10**9)
+                   for k in ("nvlink", "network"))
+assert (NVLINK, NETWORK, LAT_NV, LAT_NET) == (450 * 10**9, 50 * 10**9, F(1, 10**6), F(5, 10**6))
 
 
 # --- the oracle ------------------------------------------------------------------
@@ -66,12 +71,14 @@ def o_link(size, links, pair, degraded=None):
 
 
 def o_allreduce(size, links, group, num_bytes, degraded=None):
+    """The ring's slowest link and largest latency, charged by the reference engine's own
+    formula (engine/parallel.py), so the kata and the engine's TP cost model agree exactly."""
     n = len(group)
     if n == 1:
         return F(0)
     hops = [o_link(size, links, p, degraded) for p in o_ring(group)]
-    steps = 2 * (n - 1)
-    return steps * F(num_bytes, n) / min(bw for bw, _ in hops) + steps * max(lat for _, lat in hops)
+    return F(ring_allreduce_time(n, num_bytes, min(bw for bw, _ in hops),
+                                 max(lat for _, lat in hops)))
 
 
 def o_median(values):
