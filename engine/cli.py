@@ -244,7 +244,7 @@ def compare(
     """Static vs continuous batching, and paged vs reserve-max-length memory, on one trace."""
     _choice("workload", workload, WORKLOADS)
     _choice("hardware profile", hardware, HARDWARE)
-    _positive(num_requests=num_requests, rate=rate, block_size=block_size, tp=tp,
+    _positive(num_requests=num_requests, rate=rate, block_size=block_size,
               num_blocks=num_blocks, max_num_seqs=max_num_seqs)
     common = dict(block_size=block_size, num_blocks=num_blocks, max_num_seqs=max_num_seqs,
                   max_num_batched_tokens=max(2048, max_num_seqs), hardware=hardware,
