@@ -51,6 +51,18 @@ def test_run_shows_prefix_cache_hits_on_the_shared_prefix_trace():
     assert json.loads(result.output)["reference"]["prefix_cache_hit_rate"] > 0.5
 
 
+def test_tp_over_a_network_hop_loses_most_of_the_nvlink_speedup():
+    tpot = {}
+    for args in ((), ("--tp", "8"), ("--tp", "8", "--interconnect", "network")):
+        result = invoke("run", *FAST, "--hardware", "H100", "--json", *args)
+        assert result.exit_code == 0, result.output
+        tpot[args] = json.loads(result.output)["reference"]["tpot_p50"]
+    one, nvlink, network = tpot.values()
+    assert nvlink < one / 3 and network > 3 * nvlink
+    result = invoke("run", *FAST, "--hardware", "H100", "--tp", "8")
+    assert "8x H100 over nvlink" in result.output
+
+
 def test_compare_shows_the_three_systems_side_by_side():
     result = invoke("compare", "--num-requests", "60", "--json")
     assert result.exit_code == 0, result.output
@@ -72,6 +84,9 @@ def test_compare_shows_the_three_systems_side_by_side():
     (["run", "--num-blocks", "8"], "cannot hold one sequence"),
     (["run", "--device", "cuda"], "--device cuda needs --backend torch"),
     (["compare", "--rate", "0"], "--rate must be > 0"),
+    (["run", "--tp", "0"], "--tp must be > 0"),
+    (["run", "--tp", "3"], "tensor_parallel_size=3 must be an int >= 1 that divides"),
+    (["run", "--interconnect", "pcie"], "unknown interconnect 'pcie'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = invoke(*args)
