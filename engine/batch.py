@@ -66,6 +66,10 @@ class WaitingQueue:
     def __len__(self) -> int:
         return len(self._live)
 
+    def __iter__(self):
+        """The waiting sequences, in no particular order."""
+        return (entry[2] for entry in self._live.values())
+
     def push(self, seq: Sequence) -> None:
         entry = [self._key(seq), self._count, seq]
         self._count += 1

@@ -23,8 +23,8 @@ Three ideas on top of the pool:
   a hash chained from the previous block's hash and its own token ids, so the hash names the whole
   prefix. `allocate()` walks a new prompt's blocks and reuses every leading block it finds (ref
   count up). The last of the given token ids is always recomputed, so hits stop short of it: the
-  model needs its logits. A freed cached block keeps its contents and waits in an LRU queue;
-  it is only evicted (hash dropped) when the pool hands it out as a fresh block.
+  model needs its logits. A `cache_salt` (a tenant) starts the chain elsewhere: tenants never
+  share a block. A freed cached block waits in an LRU queue until the pool hands it out anew.
 * Swap (engine/swap.py): `swap_out()` moves a sequence's blocks to a bounded host pool and
   `swap_in()` brings them back into fresh device blocks.
 
@@ -64,9 +64,8 @@ class BlockManager(SwapMixin):
         self._num_tokens: dict[int, int] = {}  # seq_id -> token slots reserved
         self._keys: dict[int, list[int]] = {}  # seq_id -> cache keys of its cacheable full blocks
         self._num_registered: dict[int, int] = {}  # seq_id -> leading blocks known computed
-        # seq_ids whose tables may hold a shared or cached block (they have cache keys, or took
-        # part in a fork). Every other table is private: ref count 1, nothing cached, so it is
-        # freed without looking at each block (see BlockPool.release).
+        # seq_ids whose tables may hold a shared or cached block (cache keys, or a fork); other
+        # tables are private and freed without looking at each block (BlockPool.release).
         self._maybe_shared: set[int] = set()
         self._num_table_entries = 0  # sum of len(block table) over device tables
         self._host_tables: dict[int, list[int]] = {}  # swapped-out seq_id -> host block ids
@@ -148,18 +147,19 @@ class BlockManager(SwapMixin):
 
     # --- allocate / append / free ---------------------------------------------
 
-    def can_allocate(self, num_tokens: int, token_ids: Sequence[int] | None = None) -> bool:
+    def can_allocate(self, num_tokens: int, token_ids: Sequence[int] | None = None,
+                     cache_salt: str | None = None) -> bool:
         """Would `allocate()` of a new sequence succeed now?"""
-        _, _, num_needed = self._plan(num_tokens, token_ids)
-        return num_needed <= self.num_free_blocks
+        return self._plan(num_tokens, token_ids, cache_salt)[2] <= self.num_free_blocks
 
-    def num_blocks_needed(self, num_tokens: int, token_ids: Sequence[int] | None = None) -> int:
+    def num_blocks_needed(self, num_tokens: int, token_ids: Sequence[int] | None = None,
+                          cache_salt: str | None = None) -> int:
         """Free blocks `allocate()` of a new sequence would take now (prefix hits excluded,
         cached blocks revived from the free queue included)."""
-        return self._plan(num_tokens, token_ids)[2]
+        return self._plan(num_tokens, token_ids, cache_salt)[2]
 
     def allocate(self, seq_id: int, num_tokens: int,
-                 token_ids: Sequence[int] | None = None) -> int:
+                 token_ids: Sequence[int] | None = None, cache_salt: str | None = None) -> int:
         """Give a new sequence a block table with room for `num_tokens` tokens.
 
         `token_ids`, if given, are the ids of its first len(token_ids) tokens; full blocks of them
@@ -171,7 +171,7 @@ class BlockManager(SwapMixin):
             raise ValueError(f"allocate: seq_id {seq_id} already has blocks")
         if num_tokens < 1:
             raise ValueError(f"allocate: num_tokens must be >= 1, got {num_tokens}")
-        keys, hits, num_needed = self._plan(num_tokens, token_ids)
+        keys, hits, num_needed = self._plan(num_tokens, token_ids, cache_salt)
         if num_needed > self.num_free_blocks:
             raise NoFreeBlocksError(f"allocate: seq {seq_id} needs {num_needed} free blocks, "
                                     f"{self.num_free_blocks} free")
@@ -287,12 +287,12 @@ class BlockManager(SwapMixin):
         cow = num_new_tokens and n % bs and self.pool.ref_counts[table[-1]] > 1
         return (n + num_new_tokens + bs - 1) // bs - len(table) + (1 if cow else 0)
 
-    def _plan(self, num_tokens: int, token_ids: Sequence[int] | None
-              ) -> tuple[list[int], list[int], int]:
+    def _plan(self, num_tokens: int, token_ids: Sequence[int] | None,
+              cache_salt: str | None = None) -> tuple[list[int], list[int], int]:
         """(cache keys, cached blocks to reuse, free blocks the allocation would take)."""
         if token_ids is None or not self.enable_prefix_caching:  # the common simulated case
             return [], [], -(-num_tokens // self.block_size)
-        keys = cache_keys(self.block_size, num_tokens, token_ids)
+        keys = cache_keys(self.block_size, num_tokens, token_ids, cache_salt)
         # the last known token is always recomputed (its logits are needed): hits stop short of it
         num_known = min(len(token_ids), num_tokens)
         hits = self.pool.lookup(keys, (num_known - 1) // self.block_size) if keys else []

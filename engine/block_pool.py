@@ -36,9 +36,11 @@ def hash_block(prev_hash: int, token_ids: Sequence[int]) -> int:
     return hash((prev_hash, tuple(token_ids)))
 
 
-def cache_keys(block_size: int, num_tokens: int, token_ids: Sequence[int]) -> list[int]:
-    """Chained keys of the full blocks of token_ids[:num_tokens]."""
-    keys, key = [], ROOT_HASH
+def cache_keys(block_size: int, num_tokens: int, token_ids: Sequence[int],
+               cache_salt: str | None = None) -> list[int]:
+    """Chained keys of the full blocks of token_ids[:num_tokens]. A salt (a tenant's name)
+    starts the chain elsewhere, so prompts with different salts never share a block."""
+    keys, key = [], ROOT_HASH if cache_salt is None else hash(tuple(cache_salt.encode()))
     for i in range(min(len(token_ids), num_tokens) // block_size):
         key = hash((key, tuple(token_ids[i * block_size:(i + 1) * block_size])))  # hash_block
         keys.append(key)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Iterable
+from itertools import chain
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +34,7 @@ from engine.metrics import Metrics, MetricsRecorder, summarize
 from engine.model import TinyModel, decode, encode, sample
 from engine.batch import ScheduledBatch
 from engine.scheduler import Scheduler
-from engine.sequence import SamplingParams, Sequence
+from engine.sequence import SamplingParams, Sequence, SequenceStatus
 from engine.static_batcher import StaticBatchScheduler
 from engine.workloads import Request
 
@@ -79,6 +80,7 @@ class LLMEngine:
         self.clock = 0.0  # simulated seconds
         self._pending: list[tuple[float, int, Sequence]] = []  # not yet arrived (heap)
         self._finished: list[Sequence] = []
+        self.aborted: list[Sequence] = []  # cancelled by abort_request, in order
         self._next_seq_id = 0
         self.model = self.kv_cache = None
         if c.compute:
@@ -105,11 +107,12 @@ class LLMEngine:
     def add_request(self, prompt: str | list[int] | None = None,
                     params: SamplingParams | None = None, *, num_prompt_tokens: int | None = None,
                     arrival_time: float | None = None, priority: int = 0,
-                    request_id: str | None = None) -> str:
+                    request_id: str | None = None, cache_salt: str | None = None) -> str:
         """Queue a request; it arrives at `arrival_time` (default: now). Returns its id.
 
         prompt: text (byte-encoded after a BOS token) or token ids. When simulating, a prompt may
-        be given by `num_prompt_tokens` alone.
+        be given by `num_prompt_tokens` alone. `cache_salt` (a tenant's name) keeps its prefix-cache
+        blocks apart from every other salt's.
         """
         params = params if params is not None else SamplingParams()
         ids = encode(prompt) if isinstance(prompt, str) else (
@@ -129,7 +132,7 @@ class LLMEngine:
         seq = Sequence(seq_id=seq_id, request_id=request_id or f"req-{seq_id}",
                        prompt_token_ids=ids, num_prompt_tokens=n, params=params,
                        max_tokens=min(params.max_tokens, max_len - n), arrival_time=arrival,
-                       priority=priority)
+                       priority=priority, cache_salt=cache_salt)
         if params.temperature > 0:
             seq.rng = np.random.default_rng(params.seed if params.seed is not None else seq_id)
         heapq.heappush(self._pending, (arrival, seq_id, seq))
@@ -141,7 +144,29 @@ class LLMEngine:
             self.add_request(list(r.prompt_token_ids) if r.prompt_token_ids else None,
                              SamplingParams(max_tokens=r.output_len, ignore_eos=True),
                              num_prompt_tokens=r.num_prompt_tokens, arrival_time=r.arrival_time,
-                             priority=r.priority, request_id=r.request_id)
+                             priority=r.priority, request_id=r.request_id,
+                             cache_salt=r.cache_salt)
+
+    def abort_request(self, request_id: str) -> bool:
+        """Cancel an unfinished request between steps (say, a safety classifier flagged it): it
+        leaves every queue, its KV blocks are freed at once, and it produces nothing more. It
+        goes to `aborted`, not to the finished requests the metrics cover. False if no live
+        request has that id."""
+        s, pending = self.scheduler, self._pending
+        if not isinstance(s, Scheduler):
+            raise ValueError("abort_request needs continuous batching (SchedulerConfig.batching)")
+        live = chain(s.running.values(), s.waiting, s.swapped, (e[2] for e in pending))
+        seq = next((q for q in live if q.request_id == request_id), None)
+        if seq is None:
+            return False
+        if any(e[2] is seq for e in pending):  # not arrived yet
+            pending[:] = [e for e in pending if e[2] is not seq]
+            heapq.heapify(pending)
+        else:
+            s.abort(seq)
+        seq.status, seq.finish_time = SequenceStatus.FINISHED, self.clock
+        self.aborted.append(seq)
+        return True
 
     def has_unfinished(self) -> bool:
         return bool(self._pending) or self.scheduler.has_unfinished()

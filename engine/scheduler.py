@@ -75,8 +75,7 @@ class Scheduler:
 
     @property
     def num_running_tokens(self) -> int:
-        """Tokens held by running sequences (each sequence's count, shared blocks counted
-        once per holder)."""
+        """Tokens held by running sequences (shared blocks counted once per holder)."""
         return self.decodes.tokens + self._other_tokens
 
     @property
@@ -196,6 +195,17 @@ class Scheduler:
             else:
                 self.prefilling.remove(seq)
 
+    def abort(self, seq: Sequence) -> None:
+        """Drop an arrived, unfinished sequence wherever it is; its blocks are freed now."""
+        if seq.status is RUNNING:
+            self._leave_running(seq, freeing=True)
+        elif seq.status is SWAPPED:
+            self.swapped.remove(seq)
+        else:  # waiting (if preempted by recompute, it holds no blocks)
+            self.waiting.remove(seq)
+        if self.bm.has_seq(seq.seq_id):
+            self.bm.free(seq.seq_id)
+
     def _finish_seq(self, seq: Sequence, now: float, finished: list[Sequence]) -> None:
         self._leave_running(seq, freeing=True)
         self.bm.free(seq.seq_id)
@@ -266,10 +276,10 @@ class Scheduler:
         bm, num_tokens = self.bm, seq.num_tokens
         num_slots = self.max_model_len if self.config.memory == "reserve" else num_tokens
         if self.decodes.owed:  # leave the owed blocks free (and evict nothing out of order)
-            needed = bm.num_blocks_needed(num_slots, seq.prompt_token_ids)
+            needed = bm.num_blocks_needed(num_slots, seq.prompt_token_ids, seq.cache_salt)
             self.decodes.settle(self.running, self.step, needed)
         try:  # only prompt blocks are cached: the same with or without computed output ids
-            cached = bm.allocate(seq.seq_id, num_slots, seq.prompt_token_ids)
+            cached = bm.allocate(seq.seq_id, num_slots, seq.prompt_token_ids, seq.cache_salt)
         except NoFreeBlocksError:
             return False
         self.waiting.remove(seq)

@@ -63,6 +63,7 @@ class Sequence:
     max_tokens: int  # params.max_tokens, clipped so prompt + output <= max_model_len
     arrival_time: float = 0.0
     priority: int = 0  # lower runs first under the "priority" policy
+    cache_salt: str | None = None  # prefix-cache namespace (a tenant): shared only within it
     status: SequenceStatus = SequenceStatus.WAITING
     output_token_ids: list[int] = field(default_factory=list)  # filled only when computing
     num_output_tokens: int = 0

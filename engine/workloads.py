@@ -32,6 +32,7 @@ class Request:
     output_len: int  # tokens it generates (its stop point; ignore_eos)
     prompt_token_ids: tuple[int, ...] | None = None
     priority: int = 0
+    cache_salt: str | None = None  # a tenant: its prefix-cache blocks are its own
 
 
 WORKLOADS = ("chat", "bursty", "shared-prefix")
