@@ -163,7 +163,7 @@ class LLMEngine:
             pending[:] = [e for e in pending if e[2] is not seq]
             heapq.heapify(pending)
         else:
-            s.abort(seq)
+            s.drop(seq)
         seq.status, seq.finish_time = SequenceStatus.FINISHED, self.clock
         self.aborted.append(seq)
         return True

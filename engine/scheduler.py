@@ -128,8 +128,7 @@ class Scheduler:
 
     def postprocess(self, batch: ScheduledBatch, token_ids: dict[int, int] | None,
                     now: float) -> list[Sequence]:
-        """Apply a finished step. token_ids: seq_id -> sampled token (None when simulating).
-        Returns the sequences that finished."""
+        """Apply a finished step (token_ids: seq_id -> token; None if simulating): -> finished."""
         finished: list[Sequence] = []
         self.decodes.advance()
         self.step += 1
@@ -168,8 +167,7 @@ class Scheduler:
     # --- growing, leaving and joining ------------------------------------------------------
 
     def _grow(self, seq: Sequence, batch: ScheduledBatch) -> None:
-        """Room in seq's blocks for all its tokens, preempting (newest first, maybe seq itself)
-        while the pool is short."""
+        """Room in seq's blocks for all its tokens, preempting (maybe seq itself) while short."""
         self.decodes.sync(seq, self.step)
         sid, bm = seq.seq_id, self.bm
         num_new = seq.num_tokens - bm.num_tokens(sid)
@@ -183,8 +181,7 @@ class Scheduler:
         batch.copies += bm.append(sid, num_new)
 
     def _leave_running(self, seq: Sequence, freeing: bool = False) -> None:
-        """Remove a running sequence from the queues and aggregates (its blocks stay, unless
-        the caller frees them next: `freeing`)."""
+        """Take seq out of the running queues and aggregates (blocks stay unless `freeing`)."""
         del self.running[seq.seq_id]
         if seq.decoding:
             self.decodes.stop(seq, self.step, freeing)
@@ -195,8 +192,8 @@ class Scheduler:
             else:
                 self.prefilling.remove(seq)
 
-    def abort(self, seq: Sequence) -> None:
-        """Drop an arrived, unfinished sequence wherever it is; its blocks are freed now."""
+    def drop(self, seq: Sequence) -> None:
+        """Take an arrived sequence out of wherever it is, done or aborted; free its blocks."""
         if seq.status is RUNNING:
             self._leave_running(seq, freeing=True)
         elif seq.status is SWAPPED:
@@ -205,11 +202,10 @@ class Scheduler:
             self.waiting.remove(seq)
         if self.bm.has_seq(seq.seq_id):
             self.bm.free(seq.seq_id)
+        seq.status = FINISHED
 
     def _finish_seq(self, seq: Sequence, now: float, finished: list[Sequence]) -> None:
-        self._leave_running(seq, freeing=True)
-        self.bm.free(seq.seq_id)
-        seq.status = FINISHED
+        self.drop(seq)
         seq.finish_time = now
         finished.append(seq)
 
@@ -258,16 +254,14 @@ class Scheduler:
                 if seq is None or not self._try_admit(seq, batch, budget):
                     return
                 budget -= batch.prefills[-1][1]
-            return
-        if not self.waiting or len(self.running) >= max_seqs:
-            return
-        step_budget = StepBudget(self.step, budget, max_seqs - len(self.running),
-                                 self.num_free_blocks, self.bm.block_size)
-        for seq in self.hooks.admission_order(self.waiting.head(WAITING_WINDOW), step_budget):
-            if budget <= 0 or len(self.running) >= max_seqs:
-                break
-            if self._try_admit(seq, batch, budget):
-                budget -= batch.prefills[-1][1]
+        elif self.waiting and len(self.running) < max_seqs:  # a plug-in picks from the window
+            step_budget = StepBudget(self.step, budget, max_seqs - len(self.running),
+                                     self.num_free_blocks, self.bm.block_size)
+            for seq in self.hooks.admission_order(self.waiting.head(WAITING_WINDOW), step_budget):
+                if budget <= 0 or len(self.running) >= max_seqs:
+                    break
+                if self._try_admit(seq, batch, budget):
+                    budget -= batch.prefills[-1][1]
 
     def _try_admit(self, seq: Sequence, batch: ScheduledBatch, budget: int) -> bool:
         """Give seq its blocks and its first prefill chunk, if it fits."""
