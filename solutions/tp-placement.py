@@ -4,7 +4,8 @@ Level 1 places tensor-parallel groups on a cluster of NVLink domains with some G
 at a time, inside one domain whenever a domain has room (best fit), else across the fewest domains.
 Level 2 prices a group's ring all-reduce, where the slowest link of the ring sets the pace, and
 the per-layer communication of tensor parallelism. Level 3 diagnoses slow groups from telemetry by
-rules applied in a fixed order of precedence.
+rules applied in a fixed order of precedence. Level 4 splits a model over TP x PP x DP: the
+fastest plan that fits in memory, pricing both rings with level 2.
 
 Times are fractions.Fraction seconds: exact, so two placements that cost the same are a tie that
 the rules decide.
@@ -268,3 +269,88 @@ def diagnose(cluster: Cluster, links: Links, groups: list[list[int]], stats: dic
         else:
             out.append(("healthy", None))
     return out
+
+
+# --- level 4: TP x PP x DP ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    num_layers: int  # >= 1
+    layer_params: int  # parameters per layer, >= 1
+    hidden: int  # >= 1
+    tokens: int  # tokens per training step (the global batch), >= 1
+    microbatches: int  # pipeline micro-batches per step, >= 1
+    bytes_per_param: int  # training memory per parameter (weights, grads, optimizer), >= 1
+    gpu_memory: int  # bytes per GPU, >= 1
+    gpu_flops: int  # FLOP/s per GPU, >= 1
+
+
+def _check_job(job) -> None:
+    if not isinstance(job, Job):
+        raise ValueError(f"job must be a Job, got {job!r}")
+    for name in ("num_layers", "layer_params", "hidden", "tokens", "microbatches",
+                 "bytes_per_param", "gpu_memory", "gpu_flops"):
+        _check_int(name, getattr(job, name), 1)
+
+
+def _check_whole_cluster(cluster: Cluster) -> None:
+    _check_cluster(cluster)
+    if cluster.down:
+        raise ValueError(f"down must be empty: a plan uses every GPU, got {set(cluster.down)}")
+
+
+def _valid_plan(cluster: Cluster, job: Job, tp: int, pp: int, dp: int) -> bool:
+    return (tp * pp * dp == cluster.num_gpus and cluster.domain_size % tp == 0
+            and job.num_layers % pp == 0 and job.tokens % dp == 0)
+
+
+def _fits(job: Job, tp: int, pp: int) -> bool:
+    return job.num_layers * job.layer_params * job.bytes_per_param <= job.gpu_memory * tp * pp
+
+
+def _step_time(cluster: Cluster, links: Links, job: Job, tp: int, pp: int, dp: int) -> Fraction:
+    """Compute with the pipeline's bubble, TP's all-reduces inside a stage, DP's gradient ring."""
+    params = job.num_layers * job.layer_params
+    m = job.microbatches
+    compute = Fraction(6 * params * job.tokens, cluster.num_gpus * job.gpu_flops)
+    compute *= Fraction(pp + m - 1, m)
+    activations = job.tokens // dp * job.hidden * 2
+    tp_comm = 4 * (job.num_layers // pp) * allreduce_time(cluster, links, list(range(tp)),
+                                                          activations)
+    grads = -(-2 * params // (tp * pp))
+    dp_comm = allreduce_time(cluster, links, [d * tp * pp for d in range(dp)], grads)
+    return compute + tp_comm + dp_comm
+
+
+def step_time(cluster: Cluster, links: Links, job: Job, tp: int, pp: int, dp: int) -> Fraction:
+    """Seconds per training step of a (tp, pp, dp) plan; memory is not checked here."""
+    _check_whole_cluster(cluster)
+    _check_links(links)
+    _check_job(job)
+    _check_int("tp", tp, 1)
+    _check_int("pp", pp, 1)
+    _check_int("dp", dp, 1)
+    if not _valid_plan(cluster, job, tp, pp, dp):
+        raise ValueError(f"plan ({tp}, {pp}, {dp}) needs tp * pp * dp == {cluster.num_gpus}, tp "
+                         "dividing domain_size, pp dividing num_layers and dp dividing tokens")
+    return _step_time(cluster, links, job, tp, pp, dp)
+
+
+def best_plan(cluster: Cluster, links: Links, job: Job) -> tuple[int, int, int] | None:
+    """The valid plan that fits in memory with the shortest step; ties to the smaller tp, then
+    the smaller pp. None when no plan fits."""
+    _check_whole_cluster(cluster)
+    _check_links(links)
+    _check_job(job)
+    n = cluster.num_gpus
+    best = None
+    for tp in range(1, n + 1):
+        for pp in range(1, n // tp + 1):
+            dp, rest = divmod(n, tp * pp)
+            if rest or not _valid_plan(cluster, job, tp, pp, dp) or not _fits(job, tp, pp):
+                continue
+            key = (_step_time(cluster, links, job, tp, pp, dp), tp, pp)
+            if best is None or key < best:
+                best = key
+    return None if best is None else (best[1], best[2], n // (best[1] * best[2]))

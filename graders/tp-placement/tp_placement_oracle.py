@@ -4,17 +4,19 @@ is the reference engine's formula (engine/parallel.py): one model of the physics
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction as F
 
 from hypothesis import strategies as st
 
 from engine.parallel import INTERCONNECTS, ring_allreduce_time
+from kata.strict import same
 
 # The engine's interconnect presets, as exact numbers.
 NVLINK, NETWORK = (int(INTERCONNECTS[k].bandwidth) for k in ("nvlink", "network"))
 LAT_NV, LAT_NET = (F(INTERCONNECTS[k].latency).limit_denominator(10**9)
                    for k in ("nvlink", "network"))
-assert (NVLINK, NETWORK, LAT_NV, LAT_NET) == (450 * 10**9, 50 * 10**9, F(1, 10**6), F(5, 10**6))
+assert same((NVLINK, NETWORK, LAT_NV, LAT_NET), (450 * 10**9, 50 * 10**9, F(1, 10**6), F(5, 10**6)))  # the prompt's
 
 
 # --- the oracle ------------------------------------------------------------------
@@ -107,6 +109,43 @@ def o_diagnose(size, links, groups, stats, measured):
         worst = sorted(group, key=lambda g: (-compute[g], g))[0]
         out.append(("throttled_gpu", worst) if compute[worst] > F(6, 5) * med else ("healthy", None))
     return out
+
+
+def o_valid(num_domains, size, job, plan):
+    layers, _, _, tokens, *_ = job
+    tp, pp, dp = plan
+    return tp * pp * dp == num_domains * size and size % tp == 0 and layers % pp == 0 and tokens % dp == 0
+
+
+def o_fits(job, plan):
+    layers, layer_params, _, _, _, bytes_per_param, memory, _ = job
+    return layers * layer_params * bytes_per_param <= memory * plan[0] * plan[1]
+
+
+def o_step(num_domains, size, links, job, plan):
+    """Level 4 read literally: compute with the bubble, 4 TP all-reduces per layer of a stage,
+    one DP all-reduce of a GPU's 2-byte gradients rounded up."""
+    layers, layer_params, hidden, tokens, micro, _, _, flops = job
+    tp, pp, dp = plan
+    n = num_domains * size
+    params = layers * layer_params
+    compute = F(6 * params * tokens, n * flops) * F(pp + micro - 1, micro)
+    tp_comm = 4 * F(layers, pp) * o_allreduce(size, links, list(range(tp)), F(tokens, dp) * hidden * 2)
+    grads = math.ceil(F(2 * params, tp * pp))
+    dp_comm = o_allreduce(size, links, [d * tp * pp for d in range(dp)], grads)
+    return compute + tp_comm + dp_comm
+
+
+def o_plans(num_domains, size, job):
+    n = num_domains * size
+    return [(tp, pp, n // (tp * pp)) for tp in range(1, n + 1) for pp in range(1, n + 1)
+            if n % (tp * pp) == 0 and o_valid(num_domains, size, job, (tp, pp, n // (tp * pp)))]
+
+
+def o_best_plan(num_domains, size, links, job):
+    ranked = sorted((o_step(num_domains, size, links, job, p), p[0], p[1], p)
+                    for p in o_plans(num_domains, size, job) if o_fits(job, p))
+    return ranked[0][3] if ranked else None
 
 
 # --- strategies --------------------------------------------------------------------

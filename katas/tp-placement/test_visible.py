@@ -78,3 +78,24 @@ def test_data_loader(impl):
     stats = {g: impl.GPUStats(F(2), F(1, 4)) for g in range(4)}
     measured = {pair: 450 * 10**9 for pair in impl.ring_links([0, 1, 2, 3])}
     assert impl.diagnose(c, links(impl), [[0, 1, 2, 3]], stats, measured) == [("data_loader", None)]
+
+
+# --- level 4 ----------------------------------------------------------------
+
+
+def job68b(impl):
+    return impl.Job(80, 856_000_000, 8192, 4 * 2**20, 8, 16, 80 * 10**9, 989 * 10**12)
+
+
+@pytest.mark.level(4)
+def test_prompt_plan(impl):
+    c = impl.Cluster(4, 8)
+    assert impl.best_plan(c, links(impl), job68b(impl)) == (8, 2, 2)
+    got = impl.step_time(c, links(impl), job68b(impl), 8, 2, 2)
+    assert got == F(230350732796041, 2781562500000), f"step_time returned {got!r}."
+
+
+@pytest.mark.level(4)
+def test_invalid_plan(impl):
+    with pytest.raises(ValueError, match="^plan"):
+        impl.step_time(impl.Cluster(4, 8), links(impl), job68b(impl), 16, 2, 1)  # TP across nodes

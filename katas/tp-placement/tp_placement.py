@@ -1,4 +1,4 @@
-"""TP placement: tensor-parallel groups on NVLink domains, their ring all-reduce, and diagnosis.
+"""TP placement: TP groups on NVLink domains, their ring all-reduce, diagnosis, TP x PP x DP.
 
 Read PROMPT.md for the rules. Times are fractions.Fraction seconds; a float is never accepted
 where a rational is asked for. Invalid input raises ValueError whose message begins with the
@@ -90,5 +90,32 @@ class GPUStats:
 def diagnose(cluster: Cluster, links: Links, groups: list[list[int]], stats: dict,
              measured: dict) -> list[tuple[str, object]]:
     """One (cause, detail) per group: data_loader, slow_link, cross_domain, throttled_gpu, healthy."""
+    # TODO
+    raise NotImplementedError
+
+
+# --- level 4: TP x PP x DP (opens at level 4) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    num_layers: int  # >= 1
+    layer_params: int  # parameters per layer, >= 1
+    hidden: int  # >= 1
+    tokens: int  # tokens per training step (the global batch), >= 1
+    microbatches: int  # pipeline micro-batches per step, >= 1
+    bytes_per_param: int  # training memory per parameter (weights, grads, optimizer), >= 1
+    gpu_memory: int  # bytes per GPU, >= 1
+    gpu_flops: int  # FLOP/s per GPU, >= 1
+
+
+def step_time(cluster: Cluster, links: Links, job: Job, tp: int, pp: int, dp: int) -> Fraction:
+    """compute (with the pipeline bubble) + TP all-reduces + DP gradient all-reduce, in seconds."""
+    # TODO
+    raise NotImplementedError
+
+
+def best_plan(cluster: Cluster, links: Links, job: Job) -> tuple[int, int, int] | None:
+    """The valid (tp, pp, dp) that fits in memory with the shortest step; None if none fits."""
     # TODO
     raise NotImplementedError
