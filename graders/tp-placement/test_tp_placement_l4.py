@@ -41,7 +41,9 @@ def best(impl, cluster, job, spec=LINKS):
 @pytest.mark.points(2)
 @pytest.mark.edge("the prompt's example: pure DP is fastest but does not fit; (8, 2, 2) wins")
 def test_prompt_example(impl):
-    check(best(impl, (4, 8), JOB68B), (8, 2, 2), "best_plan(Cluster(4, 8), .., the 68B job)")
+    got = best(impl, (4, 8), JOB68B)
+    check(got, (8, 2, 2), "best_plan(Cluster(4, 8), .., the 68B job)")
+    assert all(type(x) is int for x in got), f"best_plan returned {got!r}: ints expected"
     check_fraction(step(impl, (4, 8), JOB68B, (8, 2, 2)), F(230350732796041, 2781562500000),
                    "step_time(.., 8, 2, 2)")
     check_fraction(step(impl, (4, 8), JOB68B, (1, 1, 32)), o_step(4, 8, LINKS, JOB68B, (1, 1, 32)),
@@ -236,4 +238,5 @@ def test_best_plan_matches_oracle(impl, setup):
     want = o_best_plan(*cluster, spec, job)
     check(got, want, f"best_plan(Cluster{cluster}, Links{spec}, Job{job})")
     if got is not None:
-        assert type(got) is tuple, f"best_plan returned a {type(got).__name__}, expected a tuple"
+        assert type(got) is tuple and all(type(x) is int for x in got), (
+            f"best_plan returned {got!r}, expected a tuple of three ints")
