@@ -208,7 +208,7 @@ def _literal_inline_code(prose: str) -> str:
         return "".join("\\" + ch if (ch.isascii() and not ch.isalnum() and not ch.isspace()) else ch
                        for ch in m.group(0))
 
-    return re.sub(r"`[^`\n]+`", escape_span, prose)
+    return re.sub(r"`[^`]+`", escape_span, prose)  # a span may run over a line break
 
 
 def print_markdown(text: str) -> None:

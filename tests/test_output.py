@@ -114,6 +114,16 @@ def test_show_keeps_inline_code_visible_without_colour(cols80, isolated_state):
     assert "`KVBlockCache`" in out or "`lru_kv_cache.py`" in out  # the backticks stay
 
 
+def test_inline_code_that_runs_over_a_line_break_stays_one_span_without_colour(monkeypatch, capsys):
+    from kata import views
+
+    monkeypatch.setenv("KATA_PLAIN", "1")
+    views.print_markdown("A cut `prefill_tokens =\n(verdict - start) // cost` and then `x_y`.\n")
+    out = " ".join(capsys.readouterr().out.split())
+    assert "`prefill_tokens = (verdict - start) // cost`" in out and "`x_y`" in out
+    assert "\\" not in out
+
+
 def test_solution_shows_every_line_uncropped(cols80, isolated_state):
     from kata.catalog import Workbook
 
