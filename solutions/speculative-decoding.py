@@ -5,7 +5,8 @@ compute-bound and a small-batch decode, which reads every weight to produce one 
 sequence, is memory-bound. Level 2 is the arithmetic of speculative decoding: how many tokens a
 round yields, what it costs, and when drafting stops paying (at large batch the verification pass
 is compute-bound and costs g + 1 decode steps). Level 3 is the verification step itself, the
-rejection sampler whose output is distributed exactly as the target model's.
+rejection sampler whose output is distributed exactly as the target model's. Level 4 gives a
+batch's spare verification tokens to the sequences whose next draft adds the most.
 
 Every quantity is exact: ints for FLOPs and bytes, fractions.Fraction for times and probabilities,
 so equalities at a boundary (a step exactly balanced, two draft lengths with the same speedup) are
@@ -14,6 +15,7 @@ decided, not rounded.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
@@ -273,3 +275,43 @@ def verify(p: list, q: list, draft_tokens: list, draws: list) -> list[int]:
         return out
     out.append(sample(ps[g], draws[g]))  # every draft accepted: the bonus token
     return out
+
+
+# --- level 4: drafts for a batch -------------------------------------------------------
+
+
+def _check_rates(rates) -> list[Fraction]:
+    if not isinstance(rates, list) or not rates:
+        raise ValueError(f"rates must be a non-empty list of acceptance rates, got {rates!r}")
+    return [_check_rational("rates", a, 0, 1) for a in rates]
+
+
+def allocate_drafts(rates: list, budget: int, max_g: int) -> list[int]:
+    """Draft lengths for a batch whose verification pass holds `budget` tokens: one token per
+    sequence first, then each spare token to the sequence whose next draft adds the most expected
+    tokens, a^(g + 1) (ties: the lowest index), while that gain is > 0 and g < max_g."""
+    rates = _check_rates(rates)
+    _check_int("budget", budget, len(rates))
+    _check_int("max_g", max_g, 0)
+    drafts = [0] * len(rates)
+    # the gains of one sequence only shrink (a^1 >= a^2 >= ...), so a heap of each sequence's
+    # next gain gives the greedy choice, which is also the best allocation
+    heap = [(-a, i) for i, a in enumerate(rates) if a > 0 and max_g > 0]
+    heapq.heapify(heap)
+    spare = budget - len(rates)
+    while spare and heap:
+        neg_gain, i = heapq.heappop(heap)
+        drafts[i] += 1
+        spare -= 1
+        if drafts[i] < max_g:
+            heapq.heappush(heap, (neg_gain * rates[i], i))
+    return drafts
+
+
+def batch_expected_tokens(rates: list, drafts: list) -> Fraction:
+    """Expected tokens one verification round yields over the batch: sum of expected_tokens."""
+    rates = _check_rates(rates)
+    if (not isinstance(drafts, list) or len(drafts) != len(rates)
+            or any(type(g) is not int or g < 0 for g in drafts)):
+        raise ValueError(f"drafts must be a list of ints >= 0, one per rate, got {drafts!r}")
+    return sum((expected_tokens(a, g) for a, g in zip(rates, drafts)), Fraction(0))

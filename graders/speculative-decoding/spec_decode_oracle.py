@@ -12,6 +12,7 @@ length gives its exact output distribution, in Fractions.
 from __future__ import annotations
 
 from fractions import Fraction as F
+import heapq
 from itertools import product
 
 from hypothesis import strategies as st
@@ -188,6 +189,45 @@ def prefix_probability(dist, prefix):
 
 
 # --- strategies ---------------------------------------------------------------------------
+
+
+def o_allocate(rates, budget, max_g):
+    """Level 4 read literally: one token at a time, rescanning every sequence's next gain."""
+    drafts = [0] * len(rates)
+    for _ in range(budget - len(rates)):
+        best = None
+        for i, a in enumerate(rates):
+            gain = F(a) ** (drafts[i] + 1)
+            if drafts[i] < max_g and gain > 0 and (best is None or gain > best[0]):
+                best = (gain, i)
+        if best is None:
+            break
+        drafts[best[1]] += 1
+    return drafts
+
+
+def o_allocate_fast(rates, budget, max_g):
+    """The same greedy with a heap: the speed a solution is held to."""
+    heap = [(-F(a), i) for i, a in enumerate(rates) if a > 0 and max_g > 0]
+    heapq.heapify(heap)
+    drafts = [0] * len(rates)
+    for _ in range(budget - len(rates)):
+        if not heap:
+            break
+        gain, i = heapq.heappop(heap)
+        drafts[i] += 1
+        if drafts[i] < max_g:
+            heapq.heappush(heap, (gain * rates[i], i))
+    return drafts
+
+
+def o_best_total(rates, budget, max_g):
+    """The most expected tokens any allocation within the budget reaches (brute force)."""
+    best = F(0)
+    for drafts in product(range(max_g + 1), repeat=len(rates)):
+        if sum(drafts) + len(rates) <= budget:
+            best = max(best, sum(o_expected(a, g) for a, g in zip(rates, drafts)))
+    return best
 
 
 @st.composite

@@ -142,3 +142,24 @@ def verify(p: list, q: list, draft_tokens: list, draws: list) -> list[int]:
     """
     # TODO
     raise NotImplementedError
+
+
+# --- level 4: drafts for a batch (opens at level 4) -------------------------------------
+
+
+def allocate_drafts(rates: list, budget: int, max_g: int) -> list[int]:
+    """Draft lengths for a batch whose verification pass holds `budget` tokens (g_i + 1 each).
+
+    Example: rates [9/10, 1/2, 0, 1, 3/4] (Fractions), budget 16, max_g 4 -> [4, 1, 0, 4, 2]
+    """
+    # TODO
+    raise NotImplementedError
+
+
+def batch_expected_tokens(rates: list, drafts: list) -> Fraction:
+    """The sum of expected_tokens(rates[i], drafts[i]).
+
+    Example: with the rates above and drafts [4, 1, 0, 4, 2] -> Fraction(34769, 2500)
+    """
+    # TODO
+    raise NotImplementedError

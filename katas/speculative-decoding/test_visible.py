@@ -100,3 +100,17 @@ def test_verify_examples(impl):
 @pytest.mark.level(3)
 def test_verify_no_draft(impl):
     assert impl.verify([[F(1, 2), F(1, 2)]], [], [], [F(1, 2)]) == [1]
+
+
+RATES = [F(9, 10), F(1, 2), F(0), F(1), F(3, 4)]
+
+
+@pytest.mark.level(4)
+def test_allocate_drafts_example(impl):
+    assert impl.allocate_drafts(RATES, 16, 4) == [4, 1, 0, 4, 2]
+    assert impl.batch_expected_tokens(RATES, [4, 1, 0, 4, 2]) == F(34769, 2500)
+
+
+@pytest.mark.level(4)
+def test_no_spare_tokens(impl):
+    assert impl.allocate_drafts(RATES, 5, 4) == [0, 0, 0, 0, 0]
