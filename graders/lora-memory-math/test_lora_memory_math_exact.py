@@ -55,7 +55,7 @@ def test_kv_bytes_exact_beyond_2_53(impl):
 @pytest.mark.level(3)
 @pytest.mark.points(2)
 @pytest.mark.edge("max_concurrent_requests and max_context_len are exact on a GPU of 2**70 bytes")
-@pytest.mark.timeout(10)  # a correct answer takes milliseconds; counting up to 2**60 never ends
+@pytest.mark.timeout(5)  # a correct answer takes milliseconds; counting up to 2**60 never ends
 def test_capacity_exact_beyond_2_53(impl):
     gpu = 2**40 + 3
     cfg = cfg_of(impl)
