@@ -20,8 +20,8 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Iterable
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
