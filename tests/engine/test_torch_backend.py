@@ -89,3 +89,22 @@ def test_cuda_asked_for_without_a_gpu_is_a_clear_error():
         pytest.skip("a CUDA GPU is present")
     with pytest.raises(RuntimeError, match="no CUDA GPU"):
         tb.TorchKVCache(1, 2, 4, 1, 8, device="cuda")
+
+
+def test_the_prepared_cuda_check_runs_on_cpu_and_refuses_a_missing_gpu():
+    """benchmarks/cuda_check.py is what a GPU session runs; here it runs its checks on CPU torch."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "cuda_check.py"
+    run = subprocess.run([sys.executable, str(script), "--device", "cpu", "--quick"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert any(line.startswith("greedy tokens, torch == numpy") and line.endswith("yes") for line in lines)
+    assert any(line.startswith("decode attention, K+V read") and "GB/s" in line for line in lines)
+    if not torch.cuda.is_available():
+        run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 2 and run.stderr.startswith("error: --device cuda: torch sees no CUDA GPU")
+        assert len(run.stderr.strip().splitlines()) == 1
