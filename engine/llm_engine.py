@@ -155,14 +155,17 @@ class LLMEngine:
         s, pending = self.scheduler, self._pending
         if not isinstance(s, Scheduler):
             raise ValueError("abort_request needs continuous batching (SchedulerConfig.batching)")
-        live = chain(s.running.values(), s.waiting, s.swapped, (e[2] for e in pending))
-        seq = next((q for q in live if q.request_id == request_id), None)
-        if seq is None:
-            return False
-        if any(e[2] is seq for e in pending):  # not arrived yet
-            pending[:] = [e for e in pending if e[2] is not seq]
+        waiting = next((i for i, e in enumerate(pending) if e[2].request_id == request_id), None)
+        if waiting is not None:  # not arrived yet: out of the arrivals heap
+            seq = pending[waiting][2]
+            pending[waiting] = pending[-1]
+            pending.pop()
             heapq.heapify(pending)
         else:
+            live = chain(s.running.values(), s.waiting, s.swapped)
+            seq = next((q for q in live if q.request_id == request_id), None)
+            if seq is None:
+                return False
             s.drop(seq)
         seq.status, seq.finish_time = SequenceStatus.FINISHED, self.clock
         self.aborted.append(seq)

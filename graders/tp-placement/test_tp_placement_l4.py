@@ -143,7 +143,7 @@ def test_exact_large(impl):
 @pytest.mark.edge("a plan is valid only if tp*pp*dp is every GPU, tp divides domain_size, pp divides num_layers, dp divides tokens")
 def test_invalid_plans(impl):
     job = (6, 100, 8, 6, 2, 1, 10**9, 10**6)
-    for plan, why in (((8, 1, 1), "tp across domains"), ((3, 1, 4), "tp does not divide 8... and the product is 12"),
+    for plan, why in (((8, 1, 1), "tp across domains"), ((3, 1, 4), "tp = 3 does not divide 4, and 12 GPUs of 16"),
                       ((1, 4, 4), "pp = 4 does not divide 6 layers"), ((1, 1, 16), "dp = 16 does not divide 6 tokens"),
                       ((2, 2, 2), "8 GPUs of 16"), ((4, 2, 3), "24 GPUs of 16")):
         check_raises(lambda: step(impl, (4, 4), job, plan), "plan", f"step_time(Cluster(4, 4), .., {plan}): {why}")

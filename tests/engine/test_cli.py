@@ -31,6 +31,17 @@ def test_importing_the_cli_loads_neither_numpy_nor_rich():
     assert out.stdout.strip() == "[]"
 
 
+def test_the_clis_choice_lists_mirror_the_engine():
+    """engine.cli spells its choices out (importing the engine would slow `kata --help`)."""
+    from engine import cli
+    from engine.hardware import HARDWARE
+    from engine.parallel import INTERCONNECTS
+    from engine.workloads import WORKLOADS
+
+    assert cli.HARDWARE == tuple(HARDWARE) and cli.INTERCONNECTS == tuple(INTERCONNECTS)
+    assert cli.WORKLOADS == tuple(WORKLOADS)
+
+
 def test_run_prints_metrics_and_a_kv_chart():
     result = invoke("run", *FAST, "--hardware", "H100")
     assert result.exit_code == 0, result.output
