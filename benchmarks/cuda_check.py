@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anyw
 def parity(torch, tb, device: str) -> list[tuple[str, str, bool]]:
     import numpy as np
 
-    from engine.attention import paged_decode_attention
-    from engine.config import EngineConfig
-    from engine.llm_engine import LLMEngine
-    from engine.sequence import SamplingParams
+    from kata.engine.attention import paged_decode_attention
+    from kata.engine.config import EngineConfig
+    from kata.engine.llm_engine import LLMEngine
+    from kata.engine.sequence import SamplingParams
 
     rng = np.random.default_rng(0)
     k_cache, v_cache = rng.standard_normal((2, 64, 4, 2, 16)).astype(np.float32)
@@ -96,8 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --device {args.device}: torch sees no CUDA GPU here; "
               "run it on a GPU machine, or pass --device cpu", file=sys.stderr)
         return 2
-    from engine.backends import torch_backend as tb
-    from engine.hardware import HARDWARE
+    from kata.engine.backends import torch_backend as tb
+    from kata.engine.hardware import HARDWARE
 
     name = torch.cuda.get_device_name(args.device) if args.device != "cpu" else "CPU"
     rows = parity(torch, tb, args.device)

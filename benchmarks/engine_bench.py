@@ -43,12 +43,12 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from engine.attention import paged_decode_attention  # noqa: E402
-from engine.config import (MODEL_PRESETS, CacheConfig, EngineConfig, ModelConfig,  # noqa: E402
+from kata.engine.attention import paged_decode_attention  # noqa: E402
+from kata.engine.config import (MODEL_PRESETS, CacheConfig, EngineConfig, ModelConfig,  # noqa: E402
                            SchedulerConfig)
-from engine.cost_model import HARDWARE, num_blocks_that_fit  # noqa: E402
-from engine.llm_engine import LLMEngine  # noqa: E402
-from engine.workloads import make_workload  # noqa: E402
+from kata.engine.cost_model import HARDWARE, num_blocks_that_fit  # noqa: E402
+from kata.engine.llm_engine import LLMEngine  # noqa: E402
+from kata.engine.workloads import make_workload  # noqa: E402
 
 # --- helpers ---------------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """The kata workbook's machinery: catalog, workspace, store, grading harness, sessions, views.
 
-cli.py (at the repository root) is the command line over this package; everything here is
-importable and unit-tested without it.
+kata/cli.py is the command line over this package; everything else here is importable and
+unit-tested without it. kata/engine/ is the reference inference engine.
 """

@@ -888,8 +888,8 @@ def gradebook_merge(
     typer.echo(f"Merged {len(files)} gradebooks ({len(book['students'])} students): {json_path}, {csv_path}")
 
 
-# engine.cli imports only typer at its top level (numpy and the engine load inside its commands)
-from engine.cli import engine_app  # noqa: E402
+# kata.engine.cli imports only typer at its top level (numpy and the engine load inside its commands)
+from kata.engine.cli import engine_app  # noqa: E402
 
 app.add_typer(engine_app, name="engine", help="Run the reference inference engine.")
 

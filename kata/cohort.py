@@ -51,10 +51,10 @@ def student_bundle(wb: Workbook, out: Path) -> list[Path]:
     # the tool itself (from where this package lives, which is not always the workbook), so
     # that `pip install -e OUT` gives the student a working `kata`
     tool = Path(__file__).resolve().parent.parent
-    for name in ("kata", "engine"):
+    for name in ("kata",):
         if (tool / name).is_dir():
             shutil.copytree(tool / name, out / name, ignore=IGNORE)
-    for name in ("cli.py", "pyproject.toml"):
+    for name in ("pyproject.toml",):
         if (tool / name).is_file():
             shutil.copy2(tool / name, out / name)
     (out / BUNDLE_MARKER).write_text("A student bundle: no reference solutions, no hidden tests.\n")

@@ -17,7 +17,7 @@ from itertools import product
 
 from hypothesis import strategies as st
 
-from engine.hardware import HARDWARE
+from kata.engine.hardware import HARDWARE
 
 
 # --- models and devices used across the suite ----------------------------------------------

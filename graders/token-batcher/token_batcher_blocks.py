@@ -5,7 +5,7 @@ running request has in its cache; the ledger makes the reference engine's `Block
 exactly those blocks (allocate on the first token, append as it grows, free on preemption or
 finish). `used` is then what the block manager says is in use, not what the candidate claims.
 
-Mapping onto the engine's public API (engine/block_manager.py), used as is:
+Mapping onto the engine's public API (kata/engine/block_manager.py), used as is:
     request id (str)        -> seq_id (int), numbered in order of first appearance
     grow(rid, tokens)       -> allocate(seq_id, tokens) the first time, append(seq_id, n) after
     free(rid)               -> free(seq_id)
@@ -20,7 +20,7 @@ exceeded; the replay's memory test fails on it.
 
 from __future__ import annotations
 
-from engine.block_manager import BlockManager, NoFreeBlocksError
+from kata.engine.block_manager import BlockManager, NoFreeBlocksError
 
 
 class BlockLedger:

@@ -1,6 +1,6 @@
 """Shared helpers of the tp-placement hidden suite: calls and messages, a literal oracle of the
 prompt (slow, obviously right, independent of the reference), and strategies. The ring's cost
-is the reference engine's formula (engine/parallel.py): one model of the physics."""
+is the reference engine's formula (kata/engine/parallel.py): one model of the physics."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fractions import Fraction as F
 
 from hypothesis import strategies as st
 
-from engine.parallel import INTERCONNECTS, ring_allreduce_time
+from kata.engine.parallel import INTERCONNECTS, ring_allreduce_time
 from kata.strict import same
 
 # The engine's interconnect presets, as exact numbers.
@@ -74,7 +74,7 @@ def o_link(size, links, pair, degraded=None):
 
 def o_allreduce(size, links, group, num_bytes, degraded=None):
     """The ring's slowest link and largest latency, charged by the reference engine's own
-    formula (engine/parallel.py), so the kata and the engine's TP cost model agree exactly."""
+    formula (kata/engine/parallel.py), so the kata and the engine's TP cost model agree exactly."""
     n = len(group)
     if n == 1:
         return F(0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.config import CacheConfig, EngineConfig, ModelConfig, SchedulerConfig
+from kata.engine.config import CacheConfig, EngineConfig, ModelConfig, SchedulerConfig
 
 
 def tiny_config(*, num_blocks=64, block_size=4, max_num_seqs=8, max_num_batched_tokens=32,

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.llm_engine import LLMEngine
-from engine.sequence import SamplingParams
-from engine.workloads import Request, make_workload
+from kata.engine.llm_engine import LLMEngine
+from kata.engine.sequence import SamplingParams
+from kata.engine.workloads import Request, make_workload
 
 from .helpers import tiny_config
 

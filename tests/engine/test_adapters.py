@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.adapters import (FCFSPolicy, PolicyError, PriorityPolicy, RequestView, StepBudget,
+from kata.engine.adapters import (FCFSPolicy, PolicyError, PriorityPolicy, RequestView, StepBudget,
                              check_policy)
-from engine.llm_engine import LLMEngine
-from engine.workloads import Request
+from kata.engine.llm_engine import LLMEngine
+from kata.engine.workloads import Request
 
 from .helpers import tiny_config
 

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.attention import (AttentionMetadata, PrefillChunk, attend, contiguous_attention,
+from kata.engine.attention import (AttentionMetadata, PrefillChunk, attend, contiguous_attention,
                               paged_decode_attention, paged_prefill_attention)
-from engine.kv_cache import KVCache
+from kata.engine.kv_cache import KVCache
 
 H, KH, D, BS = 4, 2, 8, 4
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from engine.block_manager import BlockManager, NoFreeBlocksError, hash_block
+from kata.engine.block_manager import BlockManager, NoFreeBlocksError, hash_block
 
 
 def test_allocate_append_free_round_trip():

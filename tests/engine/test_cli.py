@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("typer", reason="typer is not installed")  # (a bare venv may lack it)
 from typer.testing import CliRunner  # noqa: E402
 
-from engine.cli import engine_app, kv_chart  # noqa: E402
+from kata.engine.cli import engine_app, kv_chart  # noqa: E402
 
 runner = CliRunner()
 FAST = ["--no-compute", "--num-requests", "40", "--rate", "10"]
@@ -24,19 +24,19 @@ def invoke(*args):
 
 def test_importing_the_cli_loads_neither_numpy_nor_rich():
     # engine.report (the table and chart helpers) imports only the standard library at top level
-    code = ("import sys, engine.cli; "
+    code = ("import sys, kata.engine.cli; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'rich', 'torch')"
-            " or m.startswith('engine.') and m not in ('engine.cli', 'engine.report')))")
+            " or m.startswith('kata.engine.') and m not in ('kata.engine.cli', 'kata.engine.report')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_the_clis_choice_lists_mirror_the_engine():
-    """engine.cli spells its choices out (importing the engine would slow `kata --help`)."""
-    from engine import cli
-    from engine.hardware import HARDWARE
-    from engine.parallel import INTERCONNECTS
-    from engine.workloads import WORKLOADS
+    """kata.engine.cli spells its choices out (importing the engine would slow `kata --help`)."""
+    from kata.engine import cli
+    from kata.engine.hardware import HARDWARE
+    from kata.engine.parallel import INTERCONNECTS
+    from kata.engine.workloads import WORKLOADS
 
     assert cli.HARDWARE == tuple(HARDWARE) and cli.INTERCONNECTS == tuple(INTERCONNECTS)
     assert cli.WORKLOADS == tuple(WORKLOADS)
@@ -110,7 +110,7 @@ def test_a_missing_plugin_is_reported(tmp_path, monkeypatch):
     solution = tmp_path / "solution.py"
     solution.write_text("x = 1\n")
     for flag, module in (("--batcher", "token_batcher"), ("--scheduler", "priority_scheduler")):
-        monkeypatch.delitem(sys.modules, f"engine.adapters.{module}", raising=False)
+        monkeypatch.delitem(sys.modules, f"kata.engine.adapters.{module}", raising=False)
         result = invoke("run", *FAST, flag, str(solution))
         if result.exit_code == 2 and "not available yet" in result.output:
             assert len(result.output.strip().splitlines()) == 1
@@ -128,9 +128,9 @@ def test_a_learner_policy_runs_next_to_the_reference(tmp_path, monkeypatch):
         def pick_victim(self, running):
             return running[0].seq_id
 
-    fake = types.ModuleType("engine.adapters.priority_scheduler")
+    fake = types.ModuleType("kata.engine.adapters.priority_scheduler")
     fake.load = lambda path: Newest()
-    monkeypatch.setitem(sys.modules, "engine.adapters.priority_scheduler", fake)
+    monkeypatch.setitem(sys.modules, "kata.engine.adapters.priority_scheduler", fake)
     solution = tmp_path / "priority_scheduler.py"
     solution.write_text("# the learner's file\n")
     result = invoke("run", *FAST, "--scheduler", str(solution), "--json")

@@ -6,12 +6,12 @@ import math
 
 import pytest
 
-from engine.config import MODEL_PRESETS
-from engine.cost_model import HARDWARE, CostModel, num_blocks_that_fit
-from engine.metrics import MetricsRecorder, summarize
-from engine.scheduler import ScheduledBatch
-from engine.sequence import SamplingParams, Sequence
-from engine.workloads import WORKLOADS, make_workload
+from kata.engine.config import MODEL_PRESETS
+from kata.engine.cost_model import HARDWARE, CostModel, num_blocks_that_fit
+from kata.engine.metrics import MetricsRecorder, summarize
+from kata.engine.scheduler import ScheduledBatch
+from kata.engine.sequence import SamplingParams, Sequence
+from kata.engine.workloads import WORKLOADS, make_workload
 
 LLAMA = MODEL_PRESETS["llama-3-8b"]
 

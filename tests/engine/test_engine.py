@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.attention import AttentionMetadata, PrefillChunk
-from engine.config import EOS_TOKEN_ID, ModelConfig
-from engine.kv_cache import KVCache
-from engine.llm_engine import LLMEngine
-from engine.model import TinyModel, decode, encode
-from engine.sequence import SamplingParams
-from engine.workloads import Request
+from kata.engine.attention import AttentionMetadata, PrefillChunk
+from kata.engine.config import EOS_TOKEN_ID, ModelConfig
+from kata.engine.kv_cache import KVCache
+from kata.engine.llm_engine import LLMEngine
+from kata.engine.model import TinyModel, decode, encode
+from kata.engine.sequence import SamplingParams
+from kata.engine.workloads import Request
 
 from .helpers import tiny_config
 
@@ -152,7 +152,7 @@ def test_idle_engine_jumps_to_the_next_arrival():
 
 
 def test_torch_is_never_imported_unless_asked_for():
-    code = ("import sys; from engine.llm_engine import LLMEngine; from engine.config import "
+    code = ("import sys; from kata.engine.llm_engine import LLMEngine; from kata.engine.config import "
             "EngineConfig, CacheConfig; LLMEngine(EngineConfig(cache=CacheConfig(num_blocks=256)))"
             ".generate(['hi']); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parents[2] / "engine"
+ENGINE = Path(__file__).resolve().parents[2] / "kata" / "engine"
 
 
 def test_no_engine_file_over_300_lines_and_no_class_over_250():

@@ -1,4 +1,4 @@
-"""Tensor parallelism in the cost model (engine/parallel.py): the ring all-reduce formula, exact
+"""Tensor parallelism in the cost model (kata/engine/parallel.py): the ring all-reduce formula, exact
 with Fractions, shared with the tp-placement kata, and what TP does to simulated step time."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.config import MODEL_PRESETS, EngineConfig
-from engine.cost_model import HARDWARE, CostModel, num_blocks_that_fit
-from engine.parallel import INTERCONNECTS, ring_allreduce_time, tp_layer_comm_time
-from engine.scheduler import ScheduledBatch
+from kata.engine.config import MODEL_PRESETS, EngineConfig
+from kata.engine.cost_model import HARDWARE, CostModel, num_blocks_that_fit
+from kata.engine.parallel import INTERCONNECTS, ring_allreduce_time, tp_layer_comm_time
+from kata.engine.scheduler import ScheduledBatch
 
 LLAMA = MODEL_PRESETS["llama-3-8b"]
 REFERENCE = Path(__file__).resolve().parents[2] / "solutions" / "tp-placement.py"

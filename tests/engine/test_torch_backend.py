@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.attention import paged_decode_attention
-from engine.config import ModelConfig
-from engine.llm_engine import LLMEngine
-from engine.model import TinyModel
-from engine.sequence import SamplingParams
+from kata.engine.attention import paged_decode_attention
+from kata.engine.config import ModelConfig
+from kata.engine.llm_engine import LLMEngine
+from kata.engine.model import TinyModel
+from kata.engine.sequence import SamplingParams
 
 from .helpers import tiny_config
 
 
 torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
-from engine.backends import torch_backend as tb  # noqa: E402
+from kata.engine.backends import torch_backend as tb  # noqa: E402
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
     not torch.cuda.is_available(), reason="no CUDA GPU visible to torch"))]
@@ -46,8 +46,8 @@ def test_model_logits_parity(device):
     """One mixed step (a prompt chunk and a decode) through both backends."""
     numpy_model = TinyModel(ModelConfig(max_model_len=128))
     torch_model = tb.TorchModel(numpy_model, device=device)
-    from engine.attention import AttentionMetadata, PrefillChunk
-    from engine.kv_cache import KVCache
+    from kata.engine.attention import AttentionMetadata, PrefillChunk
+    from kata.engine.kv_cache import KVCache
 
     rng = np.random.default_rng(1)
     ids = rng.integers(0, 256, 12)

@@ -1,4 +1,4 @@
-"""engine/adapters/priority_scheduler.py: a learner's level-2 policy as the engine's scheduler policy.
+"""kata/engine/adapters/priority_scheduler.py: a learner's level-2 policy as the engine's scheduler policy.
 
 The reference solution of the kata, loaded through the adapter, must order the queue and pick
 victims exactly like the engine's built-in PriorityPolicy, and so give the same run; unfinished or
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.adapters import PolicyError, PriorityPolicy, RequestView, SchedulerPolicy, check_policy
-from engine.adapters.priority_scheduler import load
-from engine.config import CacheConfig, EngineConfig, SchedulerConfig
-from engine.llm_engine import LLMEngine
-from engine.workloads import make_workload
+from kata.engine.adapters import PolicyError, PriorityPolicy, RequestView, SchedulerPolicy, check_policy
+from kata.engine.adapters.priority_scheduler import load
+from kata.engine.config import CacheConfig, EngineConfig, SchedulerConfig
+from kata.engine.llm_engine import LLMEngine
+from kata.engine.workloads import make_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / "priority-scheduler.py"

@@ -1,4 +1,4 @@
-"""engine/adapters/token_batcher.py: a learner's level-2 batcher as the engine's batcher policy.
+"""kata/engine/adapters/token_batcher.py: a learner's level-2 batcher as the engine's batcher policy.
 
 The reference solution of the kata, loaded through the adapter, must admit exactly what the
 engine's built-in admission admits (strict FCFS, stop at the first request that does not fit), and
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.adapters import BatcherPolicy, PolicyError, RequestView, StepBudget, check_policy
-from engine.adapters.token_batcher import load
-from engine.config import CacheConfig, EngineConfig, SchedulerConfig
-from engine.llm_engine import LLMEngine
-from engine.workloads import make_workload
+from kata.engine.adapters import BatcherPolicy, PolicyError, RequestView, StepBudget, check_policy
+from kata.engine.adapters.token_batcher import load
+from kata.engine.config import CacheConfig, EngineConfig, SchedulerConfig
+from kata.engine.llm_engine import LLMEngine
+from kata.engine.workloads import make_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / "token-batcher.py"
@@ -201,7 +201,7 @@ def run_json(batcher: Path) -> dict:
 
     from typer.testing import CliRunner
 
-    from engine.cli import engine_app
+    from kata.engine.cli import engine_app
 
     result = CliRunner().invoke(engine_app, ["run", "--no-compute", "--batcher", str(batcher), "--json"])
     assert result.exit_code == 0, result.output

@@ -25,10 +25,10 @@ Three ideas on top of the pool:
   count up). The last of the given token ids is always recomputed, so hits stop short of it: the
   model needs its logits. A `cache_salt` (a tenant) starts the chain elsewhere: tenants never
   share a block. A freed cached block waits in an LRU queue until the pool hands it out anew.
-* Swap (engine/swap.py): `swap_out()` moves a sequence's blocks to a bounded host pool and
+* Swap (kata/engine/swap.py): `swap_out()` moves a sequence's blocks to a bounded host pool and
   `swap_in()` brings them back into fresh device blocks.
 
-The physical blocks (ref counts, free lists, the cache index) are engine/block_pool.py; this
+The physical blocks (ref counts, free lists, the cache index) are kata/engine/block_pool.py; this
 module keeps the sequences' tables. Only blocks filled from the `token_ids` given to `allocate()`
 are cached, not generated tokens. Left out: sliding windows, multiple KV groups, cross-GPU sharing.
 
@@ -42,8 +42,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from engine.block_pool import BlockPool, NoFreeBlocksError, cache_keys, check_tables, hash_block
-from engine.swap import SwapMixin
+from kata.engine.block_pool import BlockPool, NoFreeBlocksError, cache_keys, check_tables, hash_block
+from kata.engine.swap import SwapMixin
 
 __all__ = ["BlockManager", "NoFreeBlocksError", "hash_block"]
 

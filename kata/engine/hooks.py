@@ -1,6 +1,6 @@
 """Where the scheduler asks a policy: queue order, the preemption victim, and (with a plug-in
 batcher) which waiting requests to admit. The reference policies take fast paths (a C-level key
-getter, no snapshots); a plug-in policy (engine/adapters) sees RequestView snapshots and its
+getter, no snapshots); a plug-in policy (kata/engine/adapters) sees RequestView snapshots and its
 answers are checked, so a wrong answer is one PolicyError line rather than a corrupted engine.
 
     hooks = PolicyHooks("fcfs", policy=None, batcher=None, sync=tracker_sync)
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from operator import attrgetter
 
-from engine.adapters import FCFSPolicy, PolicyError, PriorityPolicy, RequestView, StepBudget
-from engine.sequence import Sequence
+from kata.engine.adapters import FCFSPolicy, PolicyError, PriorityPolicy, RequestView, StepBudget
+from kata.engine.sequence import Sequence
 
 
 class PolicyHooks:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.hardware import HARDWARE
-from engine.parallel import INTERCONNECTS
+from kata.engine.hardware import HARDWARE
+from kata.engine.parallel import INTERCONNECTS
 
 # Byte-level vocabulary: ids 0..255 are bytes, then two special tokens.
 BOS_TOKEN_ID = 256
@@ -185,7 +185,7 @@ class EngineConfig:
     hardware: str = "A100"
     cost_model: str = "llama-3-8b"  # a MODEL_PRESETS name
     tensor_parallel_size: int = 1  # GPUs the cost model splits each step over
-    interconnect: str = "nvlink"  # their link (engine/parallel.py INTERCONNECTS)
+    interconnect: str = "nvlink"  # their link (kata/engine/parallel.py INTERCONNECTS)
 
     def __post_init__(self) -> None:
         _one_of("EngineConfig", "backend", self.backend, ("numpy", "torch"))

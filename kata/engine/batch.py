@@ -11,8 +11,8 @@ import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.adapters import PolicyError
-from engine.sequence import Sequence
+from kata.engine.adapters import PolicyError
+from kata.engine.sequence import Sequence
 
 
 @dataclass(slots=True)

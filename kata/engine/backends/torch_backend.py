@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from engine.attention import AttentionMetadata
-from engine.model import TinyModel
+from kata.engine.attention import AttentionMetadata
+from kata.engine.model import TinyModel
 
 _DTYPES = {"float32": torch.float32, "float64": torch.float64}
 

@@ -15,7 +15,7 @@ Preemption by recompute frees the blocks and requeues the request, which later p
 prompt *and* its output so far (prefix caching may give much of it back); by swap, the blocks
 are copied to the host pool and back. Either way a greedy request produces the same tokens.
 
-When only simulating, decode progress is tracked lazily (engine/fastpath.py), so a step costs
+When only simulating, decode progress is tracked lazily (kata/engine/fastpath.py), so a step costs
 O(changes), not O(running); the decisions are the same either way.
 
     sched = Scheduler(SchedulerConfig(), BlockManager(1024, 16), max_model_len=4096)
@@ -28,13 +28,13 @@ from __future__ import annotations
 
 from collections import deque
 
-from engine.adapters import WAITING_WINDOW, StepBudget
-from engine.batch import ScheduledBatch, WaitingQueue
-from engine.block_manager import BlockManager, NoFreeBlocksError
-from engine.config import SchedulerConfig
-from engine.fastpath import DecodeTracker
-from engine.hooks import PolicyHooks
-from engine.sequence import Sequence, SequenceStatus
+from kata.engine.adapters import WAITING_WINDOW, StepBudget
+from kata.engine.batch import ScheduledBatch, WaitingQueue
+from kata.engine.block_manager import BlockManager, NoFreeBlocksError
+from kata.engine.config import SchedulerConfig
+from kata.engine.fastpath import DecodeTracker
+from kata.engine.hooks import PolicyHooks
+from kata.engine.sequence import Sequence, SequenceStatus
 
 __all__ = ["ScheduledBatch", "Scheduler", "WaitingQueue"]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.config import BOS_TOKEN_ID
+from kata.engine.config import BOS_TOKEN_ID
 
 
 @dataclass(slots=True, frozen=True)

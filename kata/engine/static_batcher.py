@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections import deque
 
-from engine.block_manager import BlockManager
-from engine.config import EOS_TOKEN_ID, SchedulerConfig
-from engine.batch import ScheduledBatch
-from engine.sequence import Sequence, SequenceStatus
+from kata.engine.block_manager import BlockManager
+from kata.engine.config import EOS_TOKEN_ID, SchedulerConfig
+from kata.engine.batch import ScheduledBatch
+from kata.engine.sequence import Sequence, SequenceStatus
 
 
 class StaticBatchScheduler:

@@ -15,7 +15,7 @@ Both are simulated (no tensors): the figures are the same on any machine.
 
 from __future__ import annotations
 
-from engine.metrics import TTFT_SLO_S
+from kata.engine.metrics import TTFT_SLO_S
 
 STRESS_REQUESTS = 300
 

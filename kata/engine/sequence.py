@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.config import EOS_TOKEN_ID
+from kata.engine.config import EOS_TOKEN_ID
 
 
 class SequenceStatus(enum.Enum):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import typer
 
-from engine.report import WASTE_NOTE, _fmt, _metrics_table, _print_chart, kv_chart  # noqa: F401
+from kata.engine.report import WASTE_NOTE, _fmt, _metrics_table, _print_chart, kv_chart  # noqa: F401
 
 engine_app = typer.Typer(
     help="Run the reference inference engine (paged KV cache, continuous batching) on a trace.",
@@ -55,17 +55,17 @@ def _load_plugin(kind: str, path: Path):
     """A learner policy through engine.adapters.<module>.load(path)."""
     import importlib
 
-    from engine.adapters import PolicyError, check_policy
+    from kata.engine.adapters import PolicyError, check_policy
 
     module_name = {"batcher": "token_batcher", "scheduler": "priority_scheduler"}[kind]
     if not path.is_file():
         _fail(f"--{kind} {path}: no such file")
     try:
-        module = importlib.import_module(f"engine.adapters.{module_name}")
+        module = importlib.import_module(f"kata.engine.adapters.{module_name}")
     except ModuleNotFoundError as e:
-        if e.name == f"engine.adapters.{module_name}":
+        if e.name == f"kata.engine.adapters.{module_name}":
             _fail(f"the --{kind} plug-in is not available yet "
-                  f"(engine/adapters/{module_name}.py is missing)")
+                  f"(kata/engine/adapters/{module_name}.py is missing)")
         raise
     try:
         return check_policy(module.load(path), kind=kind)
@@ -82,7 +82,7 @@ def _build_config(*, block_size, num_blocks, max_num_seqs, max_num_batched_token
                   backend, device, compute, policy="fcfs", preemption="recompute",
                   batching="continuous", memory="paged", num_host_blocks=None,
                   prefix_caching=True, max_model_len=4096, tp=1, interconnect="nvlink"):
-    from engine.config import CacheConfig, EngineConfig, ModelConfig, SchedulerConfig
+    from kata.engine.config import CacheConfig, EngineConfig, ModelConfig, SchedulerConfig
 
     try:
         return EngineConfig(
@@ -102,8 +102,8 @@ def _build_config(*, block_size, num_blocks, max_num_seqs, max_num_batched_token
 
 
 def _run_engine(config, trace, *, scheduler_policy=None, batcher_policy=None):
-    from engine.adapters import PolicyError
-    from engine.llm_engine import LLMEngine
+    from kata.engine.adapters import PolicyError
+    from kata.engine.llm_engine import LLMEngine
 
     try:
         return LLMEngine(config, scheduler_policy=scheduler_policy,
@@ -180,7 +180,7 @@ def run(
                            max_num_batched_tokens=max_num_batched_tokens, hardware=hardware,
                            backend=backend, device=device, compute=compute, policy=policy,
                            preemption=preemption, tp=tp, interconnect=interconnect)
-    from engine.workloads import make_workload
+    from kata.engine.workloads import make_workload
 
     trace = make_workload(workload, num_requests, seed=seed, rate=rate,
                           max_model_len=config.model.max_model_len, with_token_ids=True)
@@ -192,7 +192,7 @@ def run(
     stress = {}  # title -> {"reference": ..., "yours": ...}: where a plug-in's choices show
     if learner:
         results["yours"] = _run_engine(config, trace, **learner)
-        from engine.scenarios import STRESS_REQUESTS, stress_scenarios
+        from kata.engine.scenarios import STRESS_REQUESTS, stress_scenarios
 
         options = dict(block_size=block_size, max_num_seqs=max_num_seqs, hardware=hardware,
                        tp=tp, interconnect=interconnect,
@@ -254,7 +254,7 @@ def compare(
         "static batching": _build_config(**common, batching="static"),
         "continuous, reserve max len": _build_config(**common, memory="reserve"),
     }
-    from engine.workloads import make_workload
+    from kata.engine.workloads import make_workload
 
     trace = make_workload(workload, num_requests, seed=seed, rate=rate,
                           max_model_len=configs["continuous, paged"].model.max_model_len,

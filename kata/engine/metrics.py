@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from engine.sequence import Sequence
+from kata.engine.sequence import Sequence
 
 TTFT_SLO_S = 2.0  # a request whose first token takes longer breaks the SLO
 

@@ -10,7 +10,7 @@ A mixin of BlockManager: it works on the manager's tables and its pool's host st
 
 from __future__ import annotations
 
-from engine.block_pool import NoFreeBlocksError
+from kata.engine.block_pool import NoFreeBlocksError
 
 
 class SwapMixin:

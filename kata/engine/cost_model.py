@@ -6,7 +6,7 @@ A transformer step is limited either by arithmetic or by memory traffic (the roo
 
 With tensor parallelism over `tp_size` GPUs each GPU does 1/tp of the FLOPs and moves 1/tp of
 the bytes (weights and KV heads are split), and every layer adds two ring all-reduces of the
-step's activations over the interconnect (engine/parallel.py), not overlapped with compute.
+step's activations over the interconnect (kata/engine/parallel.py), not overlapped with compute.
 
 FLOPs: 2 per weight per token (the matmuls), plus attention's 4 * num_heads * head_dim per
 (query, key) pair per layer, plus the LM head for rows that are sampled.
@@ -25,9 +25,9 @@ and efficiency that varies with shape (mfu and mbu are constants).
 from __future__ import annotations
 
 
-from engine.config import ModelConfig
-from engine.hardware import HARDWARE, HardwareProfile  # noqa: F401 - re-exported
-from engine.parallel import INTERCONNECTS, Interconnect, tp_layer_comm_time
+from kata.engine.config import ModelConfig
+from kata.engine.hardware import HARDWARE, HardwareProfile  # noqa: F401 - re-exported
+from kata.engine.parallel import INTERCONNECTS, Interconnect, tp_layer_comm_time
 
 
 class CostModel:

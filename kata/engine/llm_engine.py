@@ -25,18 +25,18 @@ from itertools import chain
 
 import numpy as np
 
-from engine.attention import AttentionMetadata, PrefillChunk
-from engine.block_manager import BlockManager
-from engine.config import MODEL_PRESETS, EngineConfig
-from engine.cost_model import HARDWARE, CostModel
-from engine.parallel import INTERCONNECTS
-from engine.metrics import Metrics, MetricsRecorder, summarize
-from engine.model import TinyModel, decode, encode, sample
-from engine.batch import ScheduledBatch
-from engine.scheduler import Scheduler
-from engine.sequence import SamplingParams, Sequence, SequenceStatus
-from engine.static_batcher import StaticBatchScheduler
-from engine.workloads import Request
+from kata.engine.attention import AttentionMetadata, PrefillChunk
+from kata.engine.block_manager import BlockManager
+from kata.engine.config import MODEL_PRESETS, EngineConfig
+from kata.engine.cost_model import HARDWARE, CostModel
+from kata.engine.parallel import INTERCONNECTS
+from kata.engine.metrics import Metrics, MetricsRecorder, summarize
+from kata.engine.model import TinyModel, decode, encode, sample
+from kata.engine.batch import ScheduledBatch
+from kata.engine.scheduler import Scheduler
+from kata.engine.sequence import SamplingParams, Sequence, SequenceStatus
+from kata.engine.static_batcher import StaticBatchScheduler
+from kata.engine.workloads import Request
 
 
 @dataclass(slots=True)
@@ -91,13 +91,13 @@ class LLMEngine:
         m, cache = c.model, c.cache
         args = (m.num_layers, cache.num_blocks, cache.block_size, m.num_kv_heads, m.head_dim)
         if c.backend == "torch":  # imported only when asked for
-            from engine.backends.torch_backend import TorchKVCache, TorchModel
+            from kata.engine.backends.torch_backend import TorchKVCache, TorchModel
 
             self.model = TorchModel(TinyModel(m), device=c.device)
             self.kv_cache = TorchKVCache(*args, dtype=m.dtype, device=c.device,
                                          num_host_blocks=cache.num_host_blocks)
         else:
-            from engine.kv_cache import KVCache
+            from kata.engine.kv_cache import KVCache
 
             self.model = TinyModel(m)
             self.kv_cache = KVCache(*args, dtype=m.dtype, num_host_blocks=cache.num_host_blocks)

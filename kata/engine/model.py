@@ -17,10 +17,10 @@ from collections.abc import Sequence as SequenceABC
 
 import numpy as np
 
-from engine.attention import AttentionMetadata, attend
-from engine.config import BOS_TOKEN_ID, BYTE_VOCAB_SIZE, EOS_TOKEN_ID, ModelConfig
-from engine.kv_cache import KVCache
-from engine.sequence import Sequence
+from kata.engine.attention import AttentionMetadata, attend
+from kata.engine.config import BOS_TOKEN_ID, BYTE_VOCAB_SIZE, EOS_TOKEN_ID, ModelConfig
+from kata.engine.kv_cache import KVCache
+from kata.engine.sequence import Sequence
 
 # --- tokenizer ----------------------------------------------------------------------
 

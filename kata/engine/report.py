@@ -42,7 +42,7 @@ def _fmt(metrics, field, fmt) -> str:
 def _metrics_table(columns: dict):
     from rich.table import Table
 
-    from engine.metrics import TTFT_SLO_S  # (numpy: loaded by then, the runs are done)
+    from kata.engine.metrics import TTFT_SLO_S  # (numpy: loaded by then, the runs are done)
 
     table = Table()
     table.add_column("metric", ratio=1)

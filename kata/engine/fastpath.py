@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.block_manager import BlockManager
-from engine.sequence import Sequence
+from kata.engine.block_manager import BlockManager
+from kata.engine.sequence import Sequence
 
 
 class DecodeTracker:
