@@ -18,6 +18,10 @@ Tables (schema version in `PRAGMA user_version`, migrated forward on open):
                  submission in the session that passed every hidden test of a level: it opens
                  the next level of a progressive question, and gives the split times)
 
+    v3: submissions.suite_version (the hash of the hidden suite and reference that graded it;
+    NULL before v3), submissions.regrade_of (a regrade of an earlier submission on a later suite,
+    kept beside it), sessions.seed (the seed a session's questions were drawn with)
+
 Every write is one `BEGIN IMMEDIATE` transaction with a busy timeout, in WAL mode, so two `kata`
 processes at once serialise instead of corrupting anything. Times are seconds since the epoch,
 passed in by the caller (tests pass their own clock).
@@ -36,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # version -> statements that bring the previous version to it
 MIGRATIONS: dict[int, list[str]] = {
@@ -90,6 +94,12 @@ MIGRATIONS: dict[int, list[str]] = {
             submission_id INTEGER REFERENCES submissions(id),
             UNIQUE (session_id, slug, level, event)
         )""",
+    ],
+    # v3 is this release's one migration: every column this release needs is added here
+    3: [
+        "ALTER TABLE submissions ADD COLUMN suite_version TEXT",
+        "ALTER TABLE submissions ADD COLUMN regrade_of INTEGER REFERENCES submissions(id)",
+        "ALTER TABLE sessions ADD COLUMN seed INTEGER",
     ],
 }
 
