@@ -25,7 +25,7 @@ engine_app = typer.Typer(
 
 WORKLOADS = ("chat", "bursty", "shared-prefix")  # (engine.workloads.WORKLOADS, without numpy)
 HARDWARE = ("A10G", "A100", "H100", "H200")
-INTERCONNECTS = ("nvlink", "network")  # (engine.parallel.INTERCONNECTS)
+INTERCONNECTS = ("nvlink", "network", "pcie")  # (engine.parallel.INTERCONNECTS)
 
 
 def _fail(message: str) -> None:
@@ -148,7 +148,7 @@ def run(
     hardware: str = typer.Option("A100", help="A10G, A100, H100 or H200 (simulated time)."),
     tp: int = typer.Option(1, "--tp", help="Tensor-parallel GPUs the simulated time is split "
                                            "over (divides llama-3-8b's 8 KV heads)."),
-    interconnect: str = typer.Option("nvlink", help="nvlink or network: the TP group's link."),
+    interconnect: str = typer.Option("nvlink", help="nvlink, network or pcie: the TP group's link."),
     backend: str = typer.Option("numpy", help="numpy or torch."),
     device: str = typer.Option("cpu", help="cpu or cuda (torch backend)."),
     compute: bool = typer.Option(True, "--compute/--no-compute",
