@@ -13,6 +13,9 @@ together) and returns every check with its figures. The serving-plan kata's grad
         -> [('plan', True), ('constraints', True), ('memory fits', True),
             ('memory arithmetic', True), ('SLO', True), ('cost', True)]
 
+A plan that breaks the level's constraints, or does not fit, is not run: its later checks are
+absent, and `Judgement.passed` is False.
+
 What it leaves out: the learner's quality judgement beyond the precision floor, and prices that
 change with commitment (every GPU-hour costs the table's price).
 """
@@ -174,6 +177,8 @@ def judge(plan: object, level: int | DesignLevel, reference: object | None = Non
         return j
     j.checks.append(Check("plan", True, "every field valid"))
     j.checks.append(_constraints(dep, lv))
+    if not j.checks[-1].passed:
+        return j
     try:
         memory = memory_math(dep, lv.max_seq_len)
     except ValueError as e:
@@ -182,7 +187,8 @@ def judge(plan: object, level: int | DesignLevel, reference: object | None = Non
     j.checks.append(Check("memory fits", True, f"{memory.max_concurrent_seqs} sequences of "
                                                f"{lv.max_seq_len} tokens per replica"))
     j.checks.append(_arithmetic(getattr(plan, "memory", None), memory))
-    j.report = report = evaluate(dep, lv)
+    same_plan = reference_report is not None and reference_report.plan == dep
+    j.report = report = reference_report if same_plan else evaluate(dep, lv)  # deterministic
     figures = ", ".join(f"{k} {v:.4g} s" for k, v in report.observed.items())
     j.checks.append(Check("SLO", report.slo_held, f"p{lv.slo.percentile:g}: {figures}"))
     if reference_report is not None:
@@ -202,6 +208,10 @@ def _constraints(dep: Deployment, lv: DesignLevel) -> Check:
     if dep.weight_bits < lv.min_weight_bits:
         return Check("constraints", False, f"weight_bits {dep.weight_bits}: the quality floor is "
                                            f"{lv.min_weight_bits} bits")
+    if not dep.enable_chunked_prefill and dep.max_num_batched_tokens < lv.max_seq_len:
+        return Check("constraints", False, f"max_num_batched_tokens {dep.max_num_batched_tokens}:"
+                                           f" without chunked prefill a {lv.max_seq_len}-token "
+                                           "request must fit one step")
     return Check("constraints", True, "model, hardware and precision allowed")
 
 

@@ -66,6 +66,10 @@ class Deployment:
             value = getattr(self, name)
             if type(value) is not int or value < 1:
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        if self.max_num_batched_tokens < self.max_num_seqs:
+            raise ValueError(f"max_num_batched_tokens {self.max_num_batched_tokens} must be >= "
+                             f"max_num_seqs {self.max_num_seqs}: every running sequence decodes "
+                             "each step")
         if type(self.enable_chunked_prefill) is not bool:
             raise ValueError("enable_chunked_prefill must be a bool, got "
                              f"{self.enable_chunked_prefill!r}")
