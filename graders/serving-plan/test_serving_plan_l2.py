@@ -50,6 +50,7 @@ def test_too_long(impl):
 
 
 @pytest.mark.points(3)
+@pytest.mark.edge("memory_math on long contexts equals the prompt's formulas, fitting or raising 'memory'")
 @given(max_seq_len=st.integers(8192, 500_000), block=st.sampled_from([1, 8, 16, 32, 128, 1000]),
        memory=st.integers(2 * 10**10, 2 * 10**11))
 @example(max_seq_len=32768, block=16, memory=80 * 10**9)

@@ -104,6 +104,7 @@ def test_order(impl):
 
 
 @pytest.mark.points(3)
+@pytest.mark.edge("memory_math with 16/8/4-bit weights and TP 1-8 equals the prompt's formulas")
 @given(params=st.integers(10**6, 2 * 10**11), bits=st.sampled_from([16, 8, 4]), tp=st.sampled_from([1, 2, 4, 8]),
        memory=st.integers(10**9, 2 * 10**11), block=st.sampled_from([8, 16, 32]), max_seq_len=st.integers(1, 100_000))
 @example(params=70553706496, bits=8, tp=4, memory=24 * 10**9, block=16, max_seq_len=1536)
@@ -170,3 +171,12 @@ def test_four_bits_quarter(impl):
     for params in (2, 70553706496, 2**61):
         sixteen, four = impl.weight_bytes(model_with(params), 16), impl.weight_bytes(model_with(params), 4)
         check((four * 4, sixteen), (sixteen, params * 2), f"weight_bytes(model(num_params={params}), 16 and 4)")
+
+
+@pytest.mark.points(1)
+@pytest.mark.edge("90% of the memory is exact past 2**53: floor(m * 9 / 10) in integers, not int(m * 0.9)")
+def test_usable_exact_large(impl):
+    model = dict(model_with(1), num_layers=1, num_kv_heads=1, head_dim=1)  # 1 byte of weights, 4 per token
+    gpu = dict(A10G, memory_bytes=10**17 + 3)
+    got = impl.memory_math(model, gpu, 16, 1, 1, 1)
+    check(fields_of(got), (2, 4, 22500000000000000, 22500000000000000), call(model, gpu, 16, 1, 1, 1))
