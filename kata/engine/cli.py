@@ -1,4 +1,4 @@
-"""`kata engine run` and `kata engine compare`: the reference engine from the terminal.
+"""`kata engine run`, `compare` and `plan`: the reference engine from the terminal.
 
 Only typer and the standard library are imported at module level, so `kata --help` stays fast;
 numpy, rich and the engine load inside the commands. Bad input is one line on stderr and exit
@@ -8,6 +8,7 @@ code 2, never a traceback.
     kata engine run --no-compute --num-requests 100000           # simulate a large trace
     kata engine run --scheduler workspace/priority_scheduler.py  # your policy vs the reference
     kata engine compare --workload chat             # static vs continuous, paged vs reserved
+    kata engine plan workspace/serving_plan.py --level 2   # your serving plan, judged
 """
 
 from __future__ import annotations
@@ -278,3 +279,27 @@ def compare(
             console.print(f"continuous, paged: {ratio:.1f}x the output throughput of {name}")
     for name, r in results.items():
         _print_chart(console, name, r.metrics)
+
+
+@engine_app.command()
+def plan(
+    path: Path = typer.Argument(..., help="Your serving-plan file, e.g. workspace/serving_plan.py."),
+    level: int = typer.Option(1, help="The serving-plan level whose workload to run (1-4)."),
+) -> None:
+    """Judge your serving plan on a level's workload, beside the reference plan (serving-plan)."""
+    from kata.engine.plan_report import PlanError, judge_files, render
+
+    reference = None
+    try:
+        from kata.catalog import CatalogError, Workbook
+
+        reference = Workbook.find().root / "solutions" / "serving-plan.py"
+    except CatalogError:
+        pass  # no workbook here: the cost check is left out
+    try:
+        judgement = judge_files(path, level, reference)
+    except PlanError as e:
+        _fail(str(e))
+    render(judgement, _console())
+    if not judgement.passed:
+        raise typer.Exit(1)
