@@ -202,10 +202,14 @@ def _interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def emit_json(data) -> None:
+JSON_VERSION = 1  # the shape of every --json output (docs/JSON.md); bumped on a breaking change
+
+
+def emit_json(data: dict) -> None:
+    """Every --json output is one object whose first field is `version` (docs/JSON.md)."""
     import json
 
-    typer.echo(json.dumps(data, indent=2, default=str))
+    typer.echo(json.dumps({"version": JSON_VERSION, **data}, indent=2, default=str))
 
 
 def out():
@@ -391,7 +395,7 @@ def check(
     with grading_progress(as_json, "visible tests") as progress:
         graded = session.check(wb, katas, progress)
     if as_json:
-        emit_json([{"kata": g.kata.slug, **g.result.to_json()} for g in graded])
+        emit_json({"results": [{"kata": g.kata.slug, **g.result.to_json()} for g in graded]})
     else:
         long_output = (all_ or failed) and _interactive()
         with (out().pager(styles=True) if long_output else contextlib.nullcontext()):
@@ -430,7 +434,7 @@ def submit(
                 data["tests"] = [{"name": f"hidden test {i}", "status": t["status"],
                                   "task_id": t["task_id"]} for i, t in enumerate(data["tests"], 1)]
             rows.append(data)
-        emit_json(rows)
+        emit_json({"results": rows})
     else:
         con = out()
         for g in graded:
@@ -574,9 +578,9 @@ def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
 
     rows = session.progress(workbook())
     if as_json:
-        emit_json([{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
+        emit_json({"katas": [{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
                     "sessions": [{"session": sid, "points_earned": pts} for sid, pts in r.per_session],
-                    "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()}} for r in rows])
+                    "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()}} for r in rows]})
         return
     progress_lines(rows)
 
@@ -596,9 +600,9 @@ def snapshots(
     kata = wb.kata(slug)
     snaps = session.open_store(wb).snapshots(None, kata.slug)
     if as_json:
-        emit_json([{"n": i, "saved_at": s.submitted_at, "session": s.session_id, "suite": s.suite,
+        emit_json({"snapshots": [{"n": i, "saved_at": s.submitted_at, "session": s.session_id, "suite": s.suite,
                     "points_earned": s.points_earned, "auto": s.auto, "lines": len(s.code.splitlines())}
-                   for i, s in enumerate(snaps, start=1)])
+                   for i, s in enumerate(snaps, start=1)]})
         return
     if not snaps:
         typer.echo(f"No snapshots of {slug} yet: every `kata check` and `kata submit` takes one.")
@@ -670,13 +674,13 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
     rows = session.history(workbook())
     if as_json:
-        emit_json([{"session": r.session.id, "kind": r.session.kind, "name": r.session.name,
+        emit_json({"sessions": [{"session": r.session.id, "kind": r.session.kind, "name": r.session.name,
                     "status": r.session.status, "started_at": r.session.started_at,
                     "points_earned": r.points_earned, "points_possible": r.points_possible,
                     "auto_submitted": r.auto_submitted,
                     "level_passed_s": {slug: {str(lv): t for lv, t in sp.items()}
                                        for slug, sp in r.splits.items()}}
-                   for r in rows])
+                   for r in rows]})
         return
     if not rows:
         typer.echo("No sessions yet. Start one with `kata start`.")
@@ -759,7 +763,7 @@ def _mutants(wb, slugs: list[str], workers: int, as_json: bool) -> None:
             typer.echo(f"{slug}: mutation testing the reference (this takes a while)...", err=True)
         reports.append(run_mutants(wb.kata(slug), workers))
     if as_json:
-        emit_json([r.to_json() for r in reports])
+        emit_json({"katas": [r.to_json() for r in reports]})
         return
     con = out()
     for r in reports:

@@ -106,7 +106,7 @@ def test_mutation_score_is_reported_and_a_weak_suite_scores_low(empty_workbook):
         "import pytest\n\n\n@pytest.mark.level(1)\n@pytest.mark.points(1)\n@pytest.mark.edge('empty')\n"
         "def test_empty(impl):\n    assert impl.count_admitted([], 5) == 0\n"
     )
-    weak = json.loads(kata("validate", "weak", "--mutants", "--json").output)[0]
+    weak = json.loads(kata("validate", "weak", "--mutants", "--json").output)["katas"][0]
     assert weak["score"] is not None and weak["score"] < 0.5, weak
     assert weak["survived"] > 0 and all(m["diff"].startswith("---") for m in weak["survivors"])
 
