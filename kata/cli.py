@@ -60,12 +60,25 @@ def full_only(*args, **kwargs):
     return app.command(*args, **kwargs)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"kata {version('kata-workbook')}")
+        except PackageNotFoundError:  # pragma: no cover - run from a tree that was never installed
+            typer.echo("kata (not installed)")
+        raise typer.Exit()
+
+
 @app.callback()
 def main(
     workbook: Optional[Path] = typer.Option(
         None, "--workbook", envvar="KATA_WORKBOOK",
         help="A workbook folder (katas/, solutions/, graders/, exams/) to use instead of this one.",
     ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print kata's version and exit."),
 ) -> None:
     """Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.
 
@@ -225,6 +238,19 @@ def _rel(wb, path: Path) -> str:
         except ValueError:
             continue
     return str(path)
+
+
+# --- a workbook of your own --------------------------------------------------
+
+
+@app.command()
+@handled
+def init(directory: Path = typer.Argument(..., help="A new (or empty) folder for the workbook.")) -> None:
+    """Make a workbook folder to practise in, from the katas kata was installed with."""
+    from kata.init import init_workbook
+
+    target = init_workbook(directory)
+    typer.echo(f"Made a workbook in {target}.\nNext: cd {directory} && kata start")
 
 
 # --- browsing ---------------------------------------------------------------
