@@ -215,11 +215,11 @@ def _interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-JSON_VERSION = 1  # the shape of every --json output (docs/JSON.md); bumped on a breaking change
+JSON_VERSION = 1  # the shape of every --json output (docs/FORMATS.md); bumped on a breaking change
 
 
 def emit_json(data: dict) -> None:
-    """Every --json output is one object whose first field is `version` (docs/JSON.md)."""
+    """Every --json output is one object whose first field is `version` (docs/FORMATS.md)."""
     import json
 
     typer.echo(json.dumps({"version": JSON_VERSION, **data}, indent=2, default=str))
@@ -408,6 +408,8 @@ def check(
     all_: bool = typer.Option(False, "--all", help="Every test, and every failure in full."),
     failed: bool = typer.Option(False, "--failed", help="Every failing test in full, no passes."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+                                             help="Also write JUnit XML (a suite per kata, file and line per test)."),
 ) -> None:
     """Run the visible tests on your workspace file: a summary per level and the first failures in
     full (--failed: every failure; --all: everything)."""
@@ -420,6 +422,10 @@ def check(
         clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "visible tests") as progress:
         graded = session.check(wb, katas, progress)
+    if junit_xml is not None:
+        from kata.formats import write_junit
+
+        write_junit([(g.kata, g.result) for g in graded], junit_xml)
     if as_json:
         emit_json({"results": [{"kata": g.kata.slug, **g.result.to_json()} for g in graded]})
     else:
@@ -440,6 +446,8 @@ def submit(
                                          autocompletion=complete_slug),
     all_: bool = typer.Option(False, "--all", help="Submit every kata of the live session."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+                                             help="Also write JUnit XML (a suite per kata, file and line per test)."),
 ) -> None:
     """Grade your workspace file on the hidden suite and record the submission."""
     from kata import session
@@ -451,6 +459,12 @@ def submit(
         clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "hidden suite") as progress:
         graded = session.submit(wb, katas, progress)
+    if junit_xml is not None:
+        from kata.formats import redacted, write_junit
+
+        # during a session the file shows what this command shows: levels and pass/fail only
+        write_junit([(g.kata, redacted(g.result) if g.session is not None else g.result) for g in graded],
+                    junit_xml)
     if as_json:
         rows = []
         for g in graded:
@@ -845,6 +859,38 @@ def bundle(
                "&& .venv/bin/kata start")
 
 
+@full_only()
+@handled
+def runner(
+    slug: str = typer.Argument(..., help="The kata.", autocompletion=complete_slug),
+    input_dir: Path = typer.Argument(..., help="A folder holding the solution file (the kata's module)."),
+    output_dir: Path = typer.Argument(..., help="Where to write results.json (made if missing)."),
+) -> None:
+    """Exercism's test-runner interface: grade INPUT_DIR's solution on the hidden suite and write
+    OUTPUT_DIR/results.json (version 3); exits 0 whatever the tests say."""
+    import json
+
+    from kata.catalog import Workbook
+    from kata.formats import exercism_results
+    from kata.grading import grade
+
+    kata = Workbook.find(_state["workbook"]).kata(slug)
+    if not input_dir.is_dir():
+        fail(f"INPUT_DIR {input_dir}: not a folder: give the folder that holds {kata.module}")
+    solution = input_dir / kata.module
+    if solution.is_file():
+        results = exercism_results(kata, grade(kata, solution, "hidden"))
+    else:
+        results = {"version": 3, "status": "error", "tests": [],
+                   "message": f"{kata.module} not found in the submission: name the solution file "
+                              f"{kata.module}"}
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        (output_dir / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        fail(f"OUTPUT_DIR {output_dir}: cannot write results.json ({exc.strerror})")
+
+
 @full_only("grade-batch")
 @handled
 def grade_batch(
@@ -853,6 +899,8 @@ def grade_batch(
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Gradings at once (default: the number of cores)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="Grade only slice K of N, e.g. 2/4."),
     timeout: float = typer.Option(20.0, "--timeout", min=0.5, help="Seconds one hidden test may run."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+                                             help="Also write JUnit XML (a suite per student and kata)."),
 ) -> None:
     """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook."""
     import os
@@ -867,12 +915,20 @@ def grade_batch(
     submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
     students = discover(wb, submissions)
     total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
+    results: list = []  # (student, slug, SuiteResult), for --junit-xml
     with Progress(console=out(), transient=True) as progress:
         task = progress.add_task("grading", total=total)
         book = run(wb, submissions, workers or os.cpu_count() or 1, shard,
                    on_done=lambda row: progress.advance(task),
-                   limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)))
+                   limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)),
+                   on_result=lambda student, slug, result: results.append((student, slug, result)))
     json_path, csv_path = write_gradebook(book, out_dir)
+    if junit_xml is not None:
+        from kata.formats import write_junit
+
+        results.sort(key=lambda item: (item[0], item[1]))
+        write_junit([(wb.kata(slug), result) for _, slug, result in results], junit_xml,
+                    names=[f"{student}/{slug}" for student, slug, _ in results])
     con = out()
     con.print(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
               f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}")

@@ -49,7 +49,7 @@ def test_full_session_with_the_reference_gets_full_marks(wb, isolated_state):
     assert data["points_earned"] == 30 and data["questions"][0]["submissions"] == 1
     hist = json.loads(kata("history", "--json").output)["sessions"]
     assert hist[0]["points_earned"] == 30 and hist[0]["status"] == "finished"
-    # every --json output is one object that starts with its shape's version (docs/JSON.md)
+    # every --json output is one object that starts with its shape's version (docs/FORMATS.md)
     for args in (["list"], ["show", "adder"], ["status"], ["review", "1"], ["history"], ["progress"],
                  ["snapshots", "adder"], ["check", "adder"], ["submit", "adder"], ["validate", "adder"]):
         data = json.loads(kata(*args, "--json", code=None).output)
