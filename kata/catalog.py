@@ -5,7 +5,7 @@ Each loader rejects unknown keys, missing keys and wrong types with a one-line
 `CatalogError` that names the file, the key and what to do about it; nothing in
 this module ever lets a user's typo surface as a traceback.
 
-Layout of a workbook (see DESIGN.md):
+Layout of a workbook (see docs/ARCHITECTURE.md):
 
     katas/<slug>/kata.toml, PROMPT.md, <module>.py (the stub), test_visible.py
     solutions/<slug>.py      reference solution

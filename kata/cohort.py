@@ -25,7 +25,8 @@ from typing import Callable
 
 from kata.catalog import BUNDLE_MARKER, CatalogError, Kata, Workbook
 
-IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info")
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info",
+                                "_content")  # _content: the katas a wheel carries, solutions included
 
 
 # --- the student bundle -----------------------------------------------------
