@@ -453,12 +453,13 @@ class Workbook:
         else:
             here = Path.cwd().resolve()
             found = next((p for p in (here, *here.parents) if _looks_like_workbook(p)), None)
-            root = found or content_root()
-            if root is None:
+            content = found or content_root()
+            if content is None:
                 raise CatalogError(
                     "no workbook found (a folder with katas/): run `kata init DIR` to make one, "
                     "or pass --workbook PATH"
                 )
+            root = content
         state = os.environ.get(STATE_ENV)
         if state:
             state_dir = Path(state).expanduser().resolve()

@@ -21,7 +21,12 @@ import ast
 import functools
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from kata.catalog import Kata
+
+if TYPE_CHECKING:  # grading imports pytest-free modules only; keep formats as light
+    from kata.grading import SuiteResult
 
 EXERCISM_OUTPUT_CAP = 500
 TRUNCATED = "\n[output truncated: the runner keeps the first 500 characters]"
@@ -73,7 +78,7 @@ def _cap(text: str | None) -> str | None:
     return text if len(text) <= EXERCISM_OUTPUT_CAP else text[:EXERCISM_OUTPUT_CAP] + TRUNCATED
 
 
-def exercism_results(kata: Kata, result) -> dict:
+def exercism_results(kata: Kata, result: SuiteResult) -> dict:
     """The results.json of Exercism's test-runner interface, version 3."""
     tests = []
     for t in result.tests:
@@ -98,7 +103,7 @@ def exercism_results(kata: Kata, result) -> dict:
 # --- JUnit ------------------------------------------------------------------------------
 
 
-def write_junit(graded: list[tuple[Kata, object]], path: Path, names: list[str] | None = None) -> Path:
+def write_junit(graded: list[tuple[Kata, SuiteResult]], path: Path, names: list[str] | None = None) -> Path:
     """JUnit XML with one <testsuite> per kata (named by its slug, or by `names`) and file/line
     per case."""
     import xml.etree.ElementTree as ET
@@ -113,11 +118,12 @@ def write_junit(graded: list[tuple[Kata, object]], path: Path, names: list[str] 
                               time=f"{result.duration:.3f}")
         for t in result.tests:
             file, line, _code = locate(kata.root, t.name)
-            attrs = {"classname": f"{kata.slug}.{Path(file).stem}", "name": t.name.partition("::")[2] or file,
+            attrs: dict[str, str] = {"classname": f"{kata.slug}.{Path(file).stem}",
+                                     "name": t.name.partition("::")[2] or file,
                      "time": f"{t.duration:.3f}"}
             if line is not None:  # a test found in its file (a redacted one is not)
                 attrs.update(file=file, line=str(line))
-            case = ET.SubElement(suite, "testcase", **attrs)
+            case = ET.SubElement(suite, "testcase", attrib=attrs)
             props = ET.SubElement(case, "properties")
             for key, value in (("level", t.task_id), ("points", t.points), ("edge", t.edge)):
                 if value is not None:
@@ -134,7 +140,7 @@ def write_junit(graded: list[tuple[Kata, object]], path: Path, names: list[str] 
     return path
 
 
-def redacted(result):
+def redacted(result: SuiteResult) -> SuiteResult:
     """What a live session may show of a hidden-suite result: each test's level and pass/fail,
     named 'hidden test N'; no messages, edge texts, output or file names."""
     from dataclasses import replace
