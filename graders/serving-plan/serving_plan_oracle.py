@@ -122,6 +122,6 @@ def structural_problems(plan, workload: dict, constraints: dict) -> list[str]:
         return problems + [str(e)]
     stated = fields_of(getattr(plan, "memory", None))
     want = fields_of(exact)
-    if not all(type(s) is int and s == w for s, w in zip(stated, want)):
+    if not all(type(s) is int and s == w for s, w in zip(stated, want, strict=True)):
         problems.append(f"memory {stated} (the engine: {want})")
     return problems

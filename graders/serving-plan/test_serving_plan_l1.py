@@ -134,14 +134,14 @@ def test_matches_oracle(impl, params, layers, kv_heads, head_dim, memory, block,
 @pytest.mark.edge("block_size must be an int >= 1: 0, negative, bool, float, None and str raise, naming block_size")
 def test_bad_block_size(impl):
     for bad in (0, -16, True, 16.0, None, "16"):
-        check_raises(lambda: math(impl, LLAMA_8B, H100, 16, 1, bad, 2560), "block_size", call(LLAMA_8B, H100, 16, 1, bad, 2560))
+        check_raises(lambda bad=bad: math(impl, LLAMA_8B, H100, 16, 1, bad, 2560), "block_size", call(LLAMA_8B, H100, 16, 1, bad, 2560))
 
 
 @pytest.mark.points(2)
 @pytest.mark.edge("max_seq_len must be an int >= 1: 0, negative, bool, float, None and str raise, naming max_seq_len")
 def test_bad_max_seq_len(impl):
     for bad in (0, -1, True, 2560.0, None, "2560"):
-        check_raises(lambda: math(impl, LLAMA_8B, H100, 16, 1, 16, bad), "max_seq_len", call(LLAMA_8B, H100, 16, 1, 16, bad))
+        check_raises(lambda bad=bad: math(impl, LLAMA_8B, H100, 16, 1, 16, bad), "max_seq_len", call(LLAMA_8B, H100, 16, 1, 16, bad))
 
 
 @pytest.mark.points(1)
@@ -157,11 +157,12 @@ def test_argument_before_memory(impl):
 
 
 @pytest.mark.points(1)
-@pytest.mark.edge("memory_math does not modify the model or gpu dicts")
+@pytest.mark.edge("memory_math answers without modifying the model or gpu dicts")
 def test_inputs_untouched(impl):
     model, gpu = dict(LLAMA_8B), dict(H100)
-    math(impl, model, gpu, 16, 1, 16, 2560)
-    check((model, gpu), (LLAMA_8B, H100), "memory_math(...) then the model and gpu dicts")
+    got = fields_of(math(impl, model, gpu, 16, 1, 16, 2560))
+    check((got, model, gpu), ((16060522496, 131072, 26674, 166), LLAMA_8B, H100),
+          "memory_math(llama-3-8b, H100, 16, 1, 16, 2560), then (result, the model and gpu dicts)")
 
 
 # --- the plan, judged by the engine ----------------------------------------------------------------

@@ -50,8 +50,8 @@ def test_weight_bytes_exact_large(impl):
 @pytest.mark.edge("weight_bits must be 16, 8 or 4 (an int, not a bool): weight_bytes and memory_math raise naming weight_bits")
 def test_bad_weight_bits(impl):
     for bad in (12, 0, 2, 32, True, 16.0, None, "8"):
-        check_raises(lambda: impl.weight_bytes(LLAMA_70B, bad), "weight_bits", f"weight_bytes(llama-3-70b, {bad!r})")
-        check_raises(lambda: impl.memory_math(LLAMA_70B, A10G, bad, 4, 16, 1536), "weight_bits", call(LLAMA_70B, A10G, bad, 4, 16, 1536))
+        check_raises(lambda bad=bad: impl.weight_bytes(LLAMA_70B, bad), "weight_bits", f"weight_bytes(llama-3-70b, {bad!r})")
+        check_raises(lambda bad=bad: impl.memory_math(LLAMA_70B, A10G, bad, 4, 16, 1536), "weight_bits", call(LLAMA_70B, A10G, bad, 4, 16, 1536))
 
 
 @pytest.mark.points(3)
@@ -86,7 +86,7 @@ def test_four_bit_two_a10g(impl):
 @pytest.mark.edge("tensor_parallel_size must divide the KV heads and be an int >= 1: 3, 16, 0, -2, bool, float, None raise naming it")
 def test_bad_tp(impl):
     for bad in (3, 16, 0, -2, True, 4.0, None):
-        check_raises(lambda: impl.memory_math(LLAMA_70B, A10G, 8, bad, 16, 1536), "tensor_parallel_size", call(LLAMA_70B, A10G, 8, bad, 16, 1536))
+        check_raises(lambda bad=bad: impl.memory_math(LLAMA_70B, A10G, 8, bad, 16, 1536), "tensor_parallel_size", call(LLAMA_70B, A10G, 8, bad, 16, 1536))
 
 
 @pytest.mark.points(1)

@@ -287,17 +287,10 @@ def plan(
     level: int = typer.Option(1, help="The serving-plan level whose workload to run (1-4)."),
 ) -> None:
     """Judge your serving plan on a level's workload, beside the reference plan (serving-plan)."""
-    from kata.engine.plan_report import PlanError, judge_files, render
+    from kata.engine.plan_report import PlanError, judge_files, reference_path, render
 
-    reference = None
     try:
-        from kata.catalog import CatalogError, Workbook
-
-        reference = Workbook.find().root / "solutions" / "serving-plan.py"
-    except CatalogError:
-        pass  # no workbook here: the cost check is left out
-    try:
-        judgement = judge_files(path, level, reference)
+        judgement = judge_files(path, level, reference_path())
     except PlanError as e:
         _fail(str(e))
     render(judgement, _console())

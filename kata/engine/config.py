@@ -33,7 +33,7 @@ BYTE_VOCAB_SIZE = 258
 WEIGHT_BITS = (16, 8, 4)  # bf16, int8, int4 weights
 
 
-def weight_bytes(model: "ModelConfig", weight_bits: int = 16) -> int:
+def weight_bytes(model: ModelConfig, weight_bits: int = 16) -> int:
     """Bytes of every weight at `weight_bits` bits each, rounded up to a whole byte.
 
     Example: llama-3-8b (8,030,261,248 parameters) -> 16,060,522,496 at 16 bits,

@@ -46,6 +46,16 @@ def load_plan(path: Path, level: int, module_name: str = MODULE):
         raise PlanError(f"{path}: plan() raised {type(e).__name__}: {e}") from None
 
 
+def reference_path() -> Path | None:
+    """The workbook's reference solution (None outside a workbook: the cost check is left out)."""
+    from kata.catalog import CatalogError, Workbook
+
+    try:
+        return Workbook.find().root / "solutions" / "serving-plan.py"
+    except CatalogError:
+        return None
+
+
 def judge_files(path: Path, level: int, reference_path: Path | None) -> Judgement:
     """Judge the file's plan on a level, priced against the reference file's plan if given."""
     plan = load_plan(path, level)
@@ -85,8 +95,8 @@ def rows(j: Judgement) -> list[tuple[str, str, str]]:
         if limit is None:
             continue
         out.append((f"{pct} {label} {unit} (<= {limit * scale:g})",
-                    fig(j.report, lambda r: f"{r.observed[key] * scale:.3f}"),
-                    fig(j.reference, lambda r: f"{r.observed[key] * scale:.3f}")))
+                    fig(j.report, lambda r, k=key, s=scale: f"{r.observed[k] * s:.3f}"),
+                    fig(j.reference, lambda r, k=key, s=scale: f"{r.observed[k] * s:.3f}")))
     out += [("requests meeting the SLO", fig(j.report, lambda r: f"{r.attainment:.2%}"),
              fig(j.reference, lambda r: f"{r.attainment:.2%}")),
             ("goodput requests/s", fig(j.report, lambda r: f"{r.goodput:.2f}"),

@@ -143,5 +143,5 @@ def make_closed_loop(num_users: int, requests_per_user: int, *, think_time_s: fl
     outputs = np.clip(rng.lognormal(np.log(output_median), 0.6, shape).astype(int), 1, output_max)
     thinks = rng.exponential(think_time_s, shape)
     return ClosedLoop(tuple(
-        tuple(Turn(int(p), int(o), float(t)) for p, o, t in zip(prompts[u], outputs[u], thinks[u]))
+        tuple(Turn(int(p), int(o), float(t)) for p, o, t in zip(prompts[u], outputs[u], thinks[u], strict=True))
         for u in range(num_users)))

@@ -131,7 +131,7 @@ def test_judge_runs_a_plan_and_prices_it_against_the_reference():
 
 
 def test_every_level_states_its_inputs_as_plain_data():
-    for n, lv in LEVELS.items():
+    for lv in LEVELS.values():
         w, c = lv.workload(), lv.constraints()
         assert w["model"]["name"] == lv.model and set(c["hardware"]) == set(lv.hardware)
         assert lv.max_seq_len == w["prompt_tokens"]["max"] + w["output_tokens"]["max"]
