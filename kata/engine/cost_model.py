@@ -11,7 +11,8 @@ step's activations over the interconnect (kata/engine/parallel.py), not overlapp
 FLOPs: 2 per weight per token (the matmuls), plus attention's 4 * num_heads * head_dim per
 (query, key) pair per layer, plus the LM head for rows that are sampled.
 Bytes: every weight once per step (at `weight_bits`: 4-bit weights move a quarter of the bytes
-of 16-bit ones; the FLOPs stay the same, as dequantised matmuls run at 16 bits), the K/V every attending token reads, the K/V new tokens write.
+of 16-bit ones; the FLOPs stay the same, as dequantised matmuls run at 16 bits), the K/V every
+attending token reads, the K/V new tokens write.
 So a prefill of 2,000 tokens is compute-bound and a decode of 64 sequences is memory-bound; that
 is the whole reason batching helps decode. Charging time this way makes TTFT, TPOT and
 throughput deterministic and independent of the CPU running the simulation.
