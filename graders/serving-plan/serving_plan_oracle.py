@@ -8,9 +8,12 @@ kata.engine.serving (Deployment, memory_math), the same functions `kata engine p
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kata.engine.design import LEVELS, evaluate, judge
+from kata.engine.metrics import Slo
 from kata.engine.serving import Deployment, memory_math
 
 LLAMA_8B = LEVELS[1].workload()["model"]
@@ -26,6 +29,16 @@ REFERENCE = {
     2: Deployment("llama-3-8b", "H100", 16, 4, 1, **_REF),
     3: Deployment("llama-3-70b", "A10G", 8, 4, 1, **_REF),
     4: Deployment("llama-3-8b", "H100", 16, 4, 1, **_REF),
+    "few users": Deployment("llama-3-8b", "H100", 16, 1, 1, **_REF),
+    "prefill-heavy": Deployment("llama-3-8b", "H100", 16, 1, 7, **_REF),
+}
+# Other workloads a plan is judged on in full (the prompt states them): level 1 with 250 users,
+# where one GPU is enough, and a prefill-heavy level 1, where compute, not KV, sets the count.
+JUDGED = {
+    **LEVELS,
+    "few users": replace(LEVELS[1], users=250),
+    "prefill-heavy": replace(LEVELS[1], think_time_s=5.0, prompt_median=2048, prompt_max=4096,
+                             output_median=16, output_max=64, slo=Slo(99.0, ttft_s=2.5, tpot_s=0.06)),
 }
 
 
@@ -59,24 +72,32 @@ def show_gpu(gpu: dict) -> str:
 
 
 class Verdicts:
-    """The engine's Judgement of impl.plan on each level, computed on first use. A plan equal to
-    the reference plan reuses the reference's run (the same deterministic simulation)."""
+    """The engine's Judgement of impl.plan on each level. Every test calls impl.plan itself (so a
+    mutation run, which reruns only the tests that call the mutated function, reruns each of
+    them); a simulation is reused only for the very same plan and stated memory."""
 
     def __init__(self, impl) -> None:
         self.impl, self._judged, self._reference = impl, {}, {}
 
     def reference(self, level: int):
         if level not in self._reference:
-            self._reference[level] = evaluate(REFERENCE[level], LEVELS[level])
+            self._reference[level] = evaluate(REFERENCE[level], JUDGED[level])
         return self._reference[level]
 
     def __getitem__(self, level: int):
-        if level not in self._judged:
-            lv = LEVELS[level]
-            plan = self.impl.plan(lv.workload(), lv.constraints())
-            ref = self.reference(level)
-            self._judged[level] = judge(plan, level, reference_report=ref)
-        return self._judged[level]
+        lv = JUDGED[level]
+        plan = self.impl.plan(lv.workload(), lv.constraints())
+        try:
+            key = (level, Deployment.from_plan(plan), fields_of(getattr(plan, "memory", None)))
+            hash(key)
+        except Exception:  # noqa: BLE001 - not a valid plan: judged afresh, it stops before running
+            key = None
+        if key is None or key not in self._judged:
+            judged = judge(plan, lv, reference_report=self.reference(level))
+            if key is None:
+                return judged
+            self._judged[key] = judged
+        return self._judged[key]
 
 
 def expect_check(verdicts: Verdicts, level: int, name: str) -> None:
@@ -84,7 +105,8 @@ def expect_check(verdicts: Verdicts, level: int, name: str) -> None:
     __tracebackhide__ = True
     j = verdicts[level]
     c = j.check(name)
-    call = f"plan(level {level} workload, constraints), judged by the engine"
+    where = f"level {level}" if isinstance(level, int) else f"the {level} workload"
+    call = f"plan({where}), judged by the engine"
     if c is None:
         failed = next((x for x in j.checks if not x.passed), None)
         why = f"{failed.name} failed: {failed.detail}" if failed else "no such check"

@@ -218,3 +218,17 @@ def test_plan_memory_type(impl):
     got = plan.memory
     assert type(got) is impl.MemoryMath and all(type(v) is int for v in fields_of(got)), (
         f"Called plan(level 1). Its memory field is {got!r}, expected a MemoryMath of four ints.")
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("judged in full on level 1 with 250 users: one GPU is enough, so two cost too much")
+def test_plan_few_users_judged(impl, verdicts):
+    for name in ("constraints", "memory arithmetic", "SLO", "cost"):
+        expect_check(verdicts, "few users", name)
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("judged in full on a prefill-heavy workload (2k-token prompts, 16-token answers): compute sets the GPU count")
+def test_plan_prefill_heavy_judged(impl, verdicts):
+    for name in ("constraints", "memory arithmetic", "SLO", "cost"):
+        expect_check(verdicts, "prefill-heavy", name)
