@@ -88,9 +88,8 @@ def plan(wb: Workbook, target: str | None, minutes: float | None = None,
 def unknown_target_message(wb: Workbook, name: str) -> str:
     from kata.catalog import did_you_mean
 
-    exams, slugs = wb.exam_names(), wb.slugs()
-    return (f"'{name}' is neither an exam nor a kata.{did_you_mean(name, exams + slugs)} "
-            f"Exams: {', '.join(exams) or 'none'}; katas: {', '.join(slugs)}")
+    hint = did_you_mean(name, wb.exam_names() + wb.slugs()) or " `kata list` shows them."
+    return f"'{name}' is neither an exam nor a kata.{hint}"
 
 
 def start(wb: Workbook, target: str | None, abandon: bool = False,
@@ -354,7 +353,18 @@ class Hint:
     index: int  # 0-based in kata.hints
     level: int
     text: str
-    total: int
+    total: int  # hints of the levels this question covers (a level it does not cover never opens)
+    number: int = 0  # 1-based among those
+
+
+def _question_hints(wb: Workbook, kata: Kata, session: Session | None,
+                    store: Store) -> tuple[list[tuple[int, int, str]], list[int], int | None]:
+    """(the hints of the question's levels as (index, level, text), the open levels, session id)."""
+    sid = session.id if session and kata.slug in session.katas else None
+    v = view(wb, kata, session, store)
+    covered = set(v.question.levels) if v.question is not None else {lv.number for lv in kata.levels}
+    mine = [(i, level, text) for i, (level, text) in enumerate(kata.hints) if level in covered]
+    return mine, v.levels, sid
 
 
 def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
@@ -362,23 +372,24 @@ def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
     None: every hint of the open levels is shown already."""
     store = open_store(wb)
     t = now()
-    session = store.live_session(t)
-    sid = session.id if session and kata.slug in session.katas else None
+    mine, visible, sid = _question_hints(wb, kata, store.live_session(t), store)
     shown = set(store.revealed_hints(kata.slug, sid))
-    visible = view(wb, kata, session, store).levels  # no hint for a level not open yet
-    for i, (level, text) in enumerate(kata.hints):
-        if i not in shown and level in visible:
+    for n, (i, level, text) in enumerate(mine, start=1):
+        if i not in shown and level in visible:  # no hint for a level not open yet
             store.reveal_hint(sid, kata.slug, i, t)
-            return Hint(kata, i, level, text, len(kata.hints))
+            return Hint(kata, i, level, text, len(mine), n)
     return None
 
 
-def revealed(wb: Workbook, kata: Kata) -> list[Hint]:
+def revealed(wb: Workbook, kata: Kata) -> tuple[list[Hint], int]:
+    """The hints shown so far, and how many of the question's hints are still closed (their
+    level is not open yet)."""
     store = open_store(wb)
-    session = store.live_session(now())
-    sid = session.id if session and kata.slug in session.katas else None
-    return [Hint(kata, i, kata.hints[i][0], kata.hints[i][1], len(kata.hints))
-            for i in store.revealed_hints(kata.slug, sid)]
+    mine, _, sid = _question_hints(wb, kata, store.live_session(now()), store)
+    shown = set(store.revealed_hints(kata.slug, sid))
+    hints = [Hint(kata, i, level, text, len(mine), n)
+             for n, (i, level, text) in enumerate(mine, start=1) if i in shown]
+    return hints, len(mine) - len(hints)
 
 
 # --- finish, review, history, status ----------------------------------------

@@ -1,7 +1,8 @@
 """Rich renderings: score cards, tables, the countdown. All output goes through `console()`.
 
 Imported only by commands that print something more than a line, so `kata --help` never pays for
-rich. Set KATA_PLAIN=1 (tests do) for output with no colour and a fixed width.
+rich. Output goes through kata.output (wrapping, the pager); set KATA_PLAIN=1 (tests do) for
+output with no colour and a fixed width.
 """
 
 from __future__ import annotations
@@ -14,29 +15,21 @@ from rich.table import Table
 
 from kata.grading import ERROR, FAIL, PASS, SuiteResult
 
-_console: Console | None = None
-
 STATUS_STYLE = {PASS: "green", FAIL: "red", ERROR: "yellow"}
 
 
 def console() -> Console:
-    global _console
-    if _console is None:
-        plain = bool(os.environ.get("KATA_PLAIN"))
-        _console = Console(
-            highlight=False,
-            no_color=plain or None,
-            width=int(os.environ.get("COLUMNS") or 100) if plain else None,
-            force_terminal=False if plain else None,
-            soft_wrap=False,
-        )
-    return _console
+    """The command line's stdout console (kata.output owns it)."""
+    from kata.output import console as out
+
+    return out()
 
 
 def reset_console() -> None:
-    """Forget the cached console (tests switch output streams between invocations)."""
-    global _console
-    _console = None
+    """Forget the cached consoles (tests switch output streams between invocations)."""
+    from kata.output import reset
+
+    reset()
 
 
 def clock(seconds: float) -> str:
