@@ -184,8 +184,9 @@ def workbook(settle: bool = True):
 @contextlib.contextmanager
 def grading_progress(quiet: bool, what: str):
     """Progress of a grading run on stderr, from the harness's own counts: on a terminal a bar
-    (tests done / total, the current level) that appears once the total is known; otherwise one
-    line per kata; nothing at all for --json. Yields a factory: kata -> on_progress callback."""
+    (tests done / total, the current level; the count shows once the harness knows the total);
+    otherwise one line per kata; nothing at all for --json. Yields a factory: kata -> on_progress
+    callback (kata.grading's on_progress(done, total, level))."""
     if quiet:
         yield None
         return
@@ -199,16 +200,17 @@ def grading_progress(quiet: bool, what: str):
 
         yield plain
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import BarColumn, Progress, TextColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    # the count column stays empty until the harness has collected the tests: never "0/?"
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"),
                   console=err, transient=True) as bar:
         def factory(kata):
-            task = bar.add_task(f"{kata.slug} ({what})", total=None, visible=False)
+            task = bar.add_task(f"{kata.slug} ({what}): starting", total=None, count="")
 
             def on_progress(done, total, level):
                 where = f", level {level}" if level is not None else ""
-                bar.update(task, completed=min(done, total), total=total, visible=True,
+                bar.update(task, completed=min(done, total), total=total, count=f"{done}/{total}",
                            description=f"{kata.slug} ({what}){where}")
 
             return on_progress
@@ -244,7 +246,13 @@ def _settle(wb) -> None:
     if not (wb.kata_dir / "kata.db").exists():
         return
     try:
-        settled = session.settle(wb)
+        with grading_progress(False, "auto-submit") as progress:
+            def announce(kata):  # before each grading: the clock ran out, this is why we wait
+                say(f"The clock ran out: auto-submitting {kata.slug}, the last version saved "
+                    "before the deadline...", err=True)
+                return progress(kata)
+
+            settled = session.settle(wb, announce)
     except (StoreError, sqlite3.DatabaseError):
         return  # a damaged store: the command itself reports it (and `kata doctor` mends it)
     for a in settled:
@@ -344,10 +352,12 @@ def show(
     if as_json:
         emit_json({"kata": kata.slug, "levels": v.levels, "markdown": markdown})
         return
-    clock_line(wb, kata.slug)
+    from kata.output import paged
     from kata.views import print_markdown
 
-    print_markdown(markdown)
+    with paged():
+        clock_line(wb, kata.slug)
+        print_markdown(markdown)
 
 
 # --- a session --------------------------------------------------------------
@@ -457,8 +467,9 @@ def check(
     if as_json:
         emit_json([{"kata": g.kata.slug, **g.result.to_json()} for g in graded])
     else:
-        long_output = (all_ or failed) and _interactive()
-        with (out().pager(styles=True) if long_output else contextlib.nullcontext()):
+        from kata.output import paged
+
+        with paged():
             for g in graded:
                 say(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
                     f"{g.result.passed}/{len(g.result.tests)} pass", markup=True)
@@ -470,17 +481,19 @@ def check(
 @full_only()
 @handled
 def submit(
-    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one).",
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: every question of the live session).",
                                          autocompletion=complete_slug),
-    all_: bool = typer.Option(False, "--all", help="Submit every kata of the live session."),
+    all_: bool = typer.Option(False, "--all", help="Submit every kata of the live session (the default)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Grade your workspace file on the hidden suite and record the submission."""
+    """Grade your workspace file on the hidden suite and record the submission.
+
+    Without a SLUG, every question of the live session, as `kata check` does."""
     from kata import session
     from kata.views import level_table, test_lines
 
     wb = workbook()
-    katas = session.pick_katas(wb, slug, all_)
+    katas = session.pick_katas(wb, slug, all_ or slug is None)
     if not as_json:
         clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "hidden suite") as progress:
@@ -496,21 +509,27 @@ def submit(
             rows.append(data)
         emit_json(rows)
     else:
-        con = out()
-        for g in graded:
-            con.print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
-            if g.result.message:
-                say(f"  {g.result.message}", markup=False)
-            if g.session is not None:
-                say(f"Recorded for session {g.session.id}. Details open after the session "
-                    "(`kata finish`, then `kata review`).", markup=True)
-                for lv in g.opened:
-                    say(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; "
-                        f"`kata check {g.kata.slug}` runs its examples.", markup=True)
-            else:
-                test_lines(g.result, reveal=True)
+        from kata.output import paged
+
+        with paged():
+            _print_submitted(graded, level_table, test_lines)
     if any(g.result.status != "pass" for g in graded):
         raise typer.Exit(1)
+
+
+def _print_submitted(graded, level_table, test_lines) -> None:
+    for g in graded:
+        out().print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
+        if g.result.message:
+            say(f"  {g.result.message}", markup=False)
+        if g.session is None:
+            test_lines(g.result, reveal=True)
+            continue
+        say(f"Recorded for session {g.session.id}. Details open after the session "
+            "(`kata finish`, then `kata review`).")
+        for lv in g.opened:
+            say(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; "
+                f"`kata check {g.kata.slug}` runs its examples.", markup=True)
 
 
 @app.command()
@@ -625,9 +644,13 @@ def review(
             } for q in rev.questions],
         })
         return
-    con = out()
-    with (con.pager(styles=True) if _interactive() else contextlib.nullcontext()):
-        _print_review(con, rev, clock, level_table, review_lines,
+    from kata.output import paged
+
+    with paged():
+        if rev.live is not None:
+            say(f"Session {rev.live.id} ({rev.live.name}) is live; its review opens after it ends. "
+                f"This is session {rev.session.id}, the last one that ended.")
+        _print_review(out(), rev, clock, level_table, review_lines,
                       "all" if all_ else "failed" if failed else "summary")
 
 
