@@ -179,12 +179,11 @@ def check_report(result: SuiteResult, mode: str = "summary") -> None:
     if mode == "all":
         test_lines(result, reveal=True, detail=True)
         return
-    out = console()
     for lv in sorted({t.task_id for t in result.tests if t.task_id is not None}):
         mine = [t for t in result.tests if t.task_id == lv]
         ok = sum(t.status == PASS for t in mine)
         style = "green" if ok == len(mine) else ("red" if ok == 0 else "yellow")
-        out.print(f"  level {lv}: [{style}]{ok}/{len(mine)}[/] pass")
+        console().print(f"  level {lv}: [{style}]{ok}/{len(mine)}[/] pass")
     failures(result, mode, FIRST_FAILURES, "kata check", edge=False, detail_lines=DETAIL_LINES)
 
 
@@ -270,12 +269,14 @@ def review_lines(result: SuiteResult, mode: str = "summary") -> None:
         failures(result, mode, REVIEW_FIRST, "kata review", edge=True, detail_lines=0)
 
 
-SPARKS = " ▁▂▃▄▅▆▇█"
+SPARKS = "▁▂▃▄▅▆▇█"  # a session's score, from 0 points (never blank) to full marks
 
 
 def progress_lines(rows) -> None:
-    """Per kata: a bar of the best score, a sparkline of the sessions' scores, the fastest levels."""
-    out = console()
+    """Per kata: a bar of the best score, a sparkline of the sessions' scores (one mark per
+    session, oldest first; a legend below says how to read it), the fastest levels."""
+    from kata.output import say
+
     width = max((len(r.kata.slug) for r in rows), default=10)
     plain = plain_text_wanted()
     for r in rows:
@@ -284,16 +285,19 @@ def progress_lines(rows) -> None:
         bar = ("#" if plain else "█") * filled + ("." if plain else "░") * (20 - filled)
         line = f"{r.kata.slug:<{width}}  {bar} {r.best:g}/{possible}"
         if r.per_session:
-            spark = "".join(SPARKS[min(8, round(8 * pts / possible))] if not plain else
+            spark = "".join(SPARKS[min(7, round(7 * pts / possible))] if not plain else
                             str(min(9, int(10 * pts / possible))) for _, pts in r.per_session)
             line += f"  sessions: {spark}"
-        out.print(line, markup=False, highlight=False)
+        say(line, markup=False, indent=width + 2)
         if r.fastest:
-            out.print(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {clock(t)}"
-                                                                for lv, t in r.fastest.items()),
-                      markup=False, highlight=False)
+            say(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {clock(t)}"
+                                                         for lv, t in r.fastest.items()),
+                markup=False)
+    if any(r.per_session for r in rows):
+        scale = "0 = under 10%, 9 = 90% or more" if plain else f"{SPARKS[0]} = 0 points, {SPARKS[-1]} = full marks"
+        say(f"sessions: one mark per session, oldest first ({scale})", markup=False)
     if not any(r.per_session or r.best for r in rows):
-        out.print("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.")
+        say("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.", markup=False)
 
 
 def deadline_warning(remaining: float) -> str:
