@@ -112,6 +112,10 @@ def handled(fn):
                  "and rebuild what can be read (your workspace/ is never touched)")
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        finally:
+            from kata.session import close_stores
+
+            close_stores()  # one store connection per command, closed
 
     return wrapper
 

@@ -109,7 +109,7 @@ def test_same_code_scores_the_same_twice(adder):
 
 
 def test_the_budget_stops_a_runaway_test_and_the_rest_are_still_graded(adder):
-    limits = Limits(test_timeout=60, hard_test_grace=60, strike_timeout=3, wall_timeout=10)
+    limits = Limits(test_timeout=60, hard_test_grace=60, strike_timeout=3, wall_timeout=20)
     result = grade(adder, HOSTILE / "c_loop.py", limits=limits)
     tests = by_name(result)
     assert tests["test_mul"].status == ERROR

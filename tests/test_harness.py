@@ -70,6 +70,8 @@ def test_the_watchdog_says_why_it_stops_a_child():
     sup.feed({"event": "start", "id": "t"})
     assert watchdog(sup, now + 2) is None
     assert watchdog(sup, now + 4).startswith("timed out: still running after 3s")
+    for when in ("setup", "call", "teardown"):
+        sup.feed({"event": "report", "id": "t", "when": when, "outcome": "passed"})
     assert "used up its 60s grading budget" in watchdog(sup, now + 61)
 
 
@@ -117,8 +119,9 @@ def test_a_hang_on_a_common_path_loses_only_the_tests_that_reach_it(lru, tmp_pat
     for target, body in ((spins, SPIN), (raises, "raise RuntimeError('bug')\n                ")):
         target.parent.mkdir()
         target.write_text(source.replace(path, "                " + body + path.lstrip()))
-    limits = Limits(test_timeout=1, hard_test_grace=1, strike_timeout=0.5, wall_timeout=12)
-    hang, crash = grade(lru, spins, limits=limits), grade(lru, raises, limits=limits)
+    limits = Limits(test_timeout=1, hard_test_grace=1, strike_timeout=0.5, wall_timeout=8)
+    hang = grade(lru, spins, limits=limits, levels=[1])  # level 1 evicts in many of its tests
+    crash = grade(lru, raises, limits=limits, levels=[1])
     lost = {n for n, t in by_name(hang).items() if t.status != PASS}
     wrong = {n for n, t in by_name(crash).items() if t.status != PASS}
     assert wrong and lost == wrong, (sorted(lost - wrong), sorted(wrong - lost))
