@@ -120,6 +120,10 @@ def main(
     ),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print kata's version and exit."),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v",
+        help="Show the grading harness's decisions (sandbox, restarts, timeouts, budgets) on stderr.",
+    ),
 ) -> None:
     """Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.
 
@@ -127,6 +131,11 @@ def main(
     """
     _state["workbook"] = workbook
     _state["settled"] = False
+    if verbose:
+        import logging
+        import sys
+
+        logging.basicConfig(level=logging.INFO, format="kata: %(message)s", stream=sys.stderr)
 
 
 # --- plumbing ---------------------------------------------------------------
@@ -171,6 +180,10 @@ def handled(fn):
                  "and rebuild what can be read (your workspace/ is never touched)")
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        finally:
+            from kata.session import close_stores
+
+            close_stores()  # one store connection per command, closed
 
     return wrapper
 
@@ -802,7 +815,10 @@ def doctor() -> None:
     from kata.session import now
     from kata.store import repair
 
+    from kata.sandbox import status_line
+
     wb = workbook(settle=False)
+    typer.echo(status_line().capitalize() + ".")
     path = wb.kata_dir / "kata.db"
     r = repair(path, now())
     if r.healthy:
@@ -1067,27 +1083,40 @@ def grade_batch(
     timeout: float = typer.Option(20.0, "--timeout", min=0.5, help="Seconds one hidden test may run."),
     junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
                                              help="Also write JUnit XML (a suite per student and kata)."),
+    require_sandbox: bool = typer.Option(False, "--require-sandbox",
+                                         help="Refuse to start unless grading runs in the sandbox."),
 ) -> None:
-    """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook."""
+    """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook.
+
+    Every submission is read before the first student's code runs; the gradebook is rewritten as
+    each student finishes, so Ctrl-C keeps every finished row."""
     import os
 
     from rich.progress import Progress
 
+    from kata import sandbox
     from kata.cohort import discover, grade_batch as run, parse_shard, write_gradebook
     from kata.grading import Limits
 
     wb = workbook()
+    if require_sandbox and not sandbox.available():
+        fail(f"--require-sandbox: {sandbox.status_line()}")
     k, n = parse_shard(shard)
     submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
-    students = discover(wb, submissions)
+    students = discover(wb, submissions)  # a mistake in the arguments is the one line printed
+    typer.echo(sandbox.status_line().capitalize() + ".", err=True)
     total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
     results: list = []  # (student, slug, SuiteResult), for --junit-xml
-    with Progress(console=out(), transient=True) as progress:
-        task = progress.add_task("grading", total=total)
-        book = run(wb, submissions, workers or os.cpu_count() or 1, shard,
-                   on_done=lambda row: progress.advance(task),
-                   limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)),
-                   on_result=lambda student, slug, result: results.append((student, slug, result)))
+    try:
+        with Progress(console=out(), transient=True) as progress:
+            task = progress.add_task("grading", total=total)
+            book = run(wb, submissions, workers or os.cpu_count() or 1, shard,
+                       on_done=lambda row: progress.advance(task), out=out_dir,
+                       limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)),
+                       on_result=lambda student, slug, result: results.append((student, slug, result)))
+    except KeyboardInterrupt:
+        fail(f"interrupted: every finished student's row is in {out_dir / 'gradebook.csv'}; "
+             "run the command again to grade them all", code=130)
     json_path, csv_path = write_gradebook(book, out_dir)
     if junit_xml is not None:
         from kata.formats import write_junit
