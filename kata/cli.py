@@ -429,7 +429,7 @@ def start(
         say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
     say(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question(s), "
         f"{clock(s.deadline - s.started_at)} on the clock.", markup=True)
-    for i, (p, q) in enumerate(zip(started.prepared, started.questions), start=1):
+    for i, p in enumerate(started.prepared, start=1):
         say(f"  Q{i}. {p.kata.title} ({p.kata.slug})", markup=True)
         say(f"      edit {_rel(wb, p.path)}", markup=False)
         if p.archived:
@@ -464,7 +464,6 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         return
     from kata.views import levels_label
 
-    con = out()
     clock_line(wb)
     for i, r in enumerate(rows, start=1):
         vis = f"visible {r.visible[0]}/{r.visible[1]}" if r.visible else "not checked"
@@ -1041,7 +1040,6 @@ def grade_batch(
         results.sort(key=lambda item: (item[0], item[1]))
         write_junit([(wb.kata(slug), result) for _, slug, result in results], junit_xml,
                     names=[f"{student}/{slug}" for student, slug, _ in results])
-    con = out()
     say(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
         f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}", markup=True)
     missing: dict[str, list[str]] = {}

@@ -64,7 +64,7 @@ class Watch:
     handled: int = 0  # saves graded
     job: Job | None = None  # the grading running now, if any
     pending: list = field(default_factory=list)  # saves that arrived while a job ran
-    events: "queue.Queue[Event]" = field(default_factory=queue.Queue)
+    events: queue.Queue[Event] = field(default_factory=queue.Queue)
     stop: threading.Event = field(default_factory=threading.Event)
     _worker: threading.Thread | None = field(default=None, repr=False)
 
