@@ -28,8 +28,11 @@ class KataGroup(typer.core.TyperGroup):
         click = _click_exceptions()
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click.NoArgsIsHelpError as exc:  # plain `kata`: the help, not an error
-            typer.echo(exc.ctx.get_help())
+        except click.NoArgsIsHelpError as exc:  # plain `kata`: the help, paged, not an error
+            from kata.output import paged, verbatim
+
+            with paged():
+                verbatim(exc.ctx.get_help())
             code = 0
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "kata"

@@ -190,6 +190,11 @@ def test_a_mistyped_name_suggests_instead_of_printing_the_catalogue():
     assert "Did you mean 'token-batcher'?" in result.stderr and "lru-kv-cache" not in result.stderr
 
 
+def test_kata_alone_shows_the_help_on_stdout_and_succeeds():
+    result = kata()
+    assert result.stdout.startswith("Usage:") and "start" in result.stdout and not result.stderr
+
+
 def test_dash_h_is_help_and_hint_defaults_to_the_sessions_kata(fixture_workbook):
     assert kata("-h").output == kata("--help").output
     assert "Usage:" in kata("hint", "-h").output
