@@ -48,6 +48,7 @@ class Event:
 class Job:
     """A grading running in a worker thread: what the screen says, and what to do when done."""
     label: str  # "adder (hidden suite)"
+    save: bool = False  # grading a save (counted for stop_after, even if it failed)
     done: int = 0
     total: int | None = None
 
@@ -123,7 +124,7 @@ class Watch:
                 self.pending.append(kata)
             return
         self.current = self.katas.index(kata)
-        self.start_job(f"{kata.slug} (visible tests)", self._check_saved, kata)
+        self.start_job(f"{kata.slug} (visible tests)", self._check_saved, kata, save=True)
 
     def on_key(self, key: str) -> None:
         if key == "q":  # quitting always works (a grading in flight still records its result)
@@ -160,6 +161,8 @@ class Watch:
     def on_graded(self, then) -> None:
         """A job finished: `then()` applies its result (in this thread); then the saves that
         arrived meanwhile are graded."""
+        if self.job is not None and self.job.save:
+            self.handled += 1
         self.job = None
         then()
         if self.stop_after is not None and self.handled >= self.stop_after:
@@ -170,8 +173,8 @@ class Watch:
 
     # --- jobs (run in a worker thread; their results come back as a graded event) -----------
 
-    def start_job(self, label: str, work, *args) -> None:
-        self.job = Job(label)
+    def start_job(self, label: str, work, *args, save: bool = False) -> None:
+        self.job = Job(label, save)
         self.emit(f"grading {label}...")
 
         def run():
@@ -203,7 +206,6 @@ class Watch:
 
         def then():
             self.last[kata.slug] = graded.result
-            self.handled += 1
             r = graded.result
             self.say(f"{kata.slug} saved: visible {r.passed}/{len(r.tests)} pass"
                      + self.first_failure_line())

@@ -280,6 +280,28 @@ def test_check_and_review_on_a_terminal_fit_80_columns(fixture_workbook):
     assert not unbroken(" ".join(t.get("edge") or "" for t in edges), shown)
 
 
+def test_show_piped_with_columns_80_keeps_code_whole_and_prose_within_80(cols80):
+    from kata.catalog import Workbook
+    from kata.prompt import blocks
+
+    text = Workbook.find().kata("token-batcher").prompt.read_text()
+    code_lines = {line.strip() for b in blocks(text) if b.kind == "code" for line in b.text.splitlines()}
+    shown = kata("show", "token-batcher").output
+    assert not too_wide(shown, allowed=code_lines), too_wide(shown, allowed=code_lines)
+    assert not [c for c in code_lines if c and c not in {ln.strip() for ln in shown.splitlines()}]
+
+
+def test_check_and_review_piped_with_columns_80_fit(cols80, fixture_workbook):
+    kata("start", "adder", "--yes", "--reveal", "all")
+    (output_dir() / "adder.py").write_text("def add(a, b):\n    return a - b\n")
+    assert not too_wide(kata("check", code=1).output)
+    kata("submit", code=1)
+    kata("finish")
+    shown = kata("review", "--all").output
+    edges = json.loads(kata("review", "--json").output)["questions"][0]["result"]["tests"]
+    assert not too_wide(shown) and not unbroken(" ".join(t.get("edge") or "" for t in edges), shown)
+
+
 # --- 10. submit and check agree on what no slug means --------------------------------------
 
 
