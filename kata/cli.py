@@ -1,7 +1,9 @@
 """The `kata` command line: argument parsing and rendering only; the work is in kata/.
 
 Exit codes: 0 success, 1 a check that failed (tests failing, validation failing),
-2 a usage or input error (printed as one line starting with "error:").
+2 a usage or input error: one line on stderr starting with "error:", for Click's own errors too
+(KataGroup), so a command added here gets it for free. What is printed goes through kata.output
+(prose wrapped at spaces, code never re-wrapped, the pager only when it helps).
 
 Heavy imports (pytest, hypothesis, numpy, rich) happen inside the commands that need them, so
 `kata --help` stays quick.

@@ -140,7 +140,8 @@ def pager_command(environ) -> tuple[list[str], dict[str, str], bool] | None:
     if "LESS" not in environ:
         env["LESS"] = "FRX"
     flags = env["LESS"] + " " + " ".join(a for a in argv[1:] if a.startswith("-"))
-    return argv, env, bool(re.search(r"(^|\s)-?[A-Za-z]*[rR]", flags))
+    short = re.search(r"(^|\s)-?[A-Za-z]*[rR]", flags)  # -R, -r, FRX, -iMR
+    return argv, env, bool(short or re.search(r"--raw-control-chars", flags, re.I))
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")

@@ -49,6 +49,8 @@ def output_dir():
     ({}, (["less"], "FRX", True)),  # git's default for an unset LESS
     ({"LESS": "-R"}, (["less"], "-R", True)),
     ({"LESS": "-S"}, (["less"], "-S", False)),  # the user's LESS shows no colour: plain text
+    ({"LESS": "--RAW-CONTROL-CHARS"}, (["less"], "--RAW-CONTROL-CHARS", True)),
+    ({"LESS": "--quit-if-one-screen"}, (["less"], "--quit-if-one-screen", False)),
     ({"LESS": "", "PAGER": "less -r"}, (["less", "-r"], "", True)),
     ({"PAGER": "more"}, (["more"], None, False)),
     ({"PAGER": "cat"}, None),
