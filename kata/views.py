@@ -293,6 +293,10 @@ def progress_lines(rows) -> None:
             say(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {clock(t)}"
                                                          for lv, t in r.fastest.items()),
                 markup=False)
+        if getattr(r, "other_suite", None):
+            say(" " * (width + 2) + "graded on an older hidden suite in session(s) "
+                + ", ".join(map(str, r.other_suite)) + ": `kata regrade N` to compare",
+                markup=False, indent=width + 2)
     if any(r.per_session for r in rows):
         scale = "0 = under 10%, 9 = 90% or more" if plain else f"{SPARKS[0]} = 0 points, {SPARKS[-1]} = full marks"
         say(f"sessions: one mark per session, oldest first ({scale})", markup=False)
