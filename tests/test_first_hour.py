@@ -10,8 +10,10 @@ import shutil
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kata import views
+from kata import output, views
 from tests.terminal import run_on_terminal, screen_text, stock_env, too_wide, unbroken
 from tests.test_cli import kata
 
@@ -207,6 +209,20 @@ def test_dash_h_is_help_and_hint_defaults_to_the_sessions_kata(fixture_workbook)
 # --- 9. wrapping at spaces, never inside a word; code lines whole --------------------------
 
 
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(words=st.lists(st.text(alphabet="ab-/:.", min_size=1, max_size=30), max_size=40),
+       width=st.integers(10, 100), indent=st.integers(0, 8))
+def test_wrap_never_breaks_a_word_and_fits_every_line_that_can_fit(words, width, indent):
+    from rich.text import Text
+
+    lines = [line.plain for line in output.wrap(Text(" ".join(words)), width, indent)]
+    assert " ".join(lines).split() == words  # every word whole, in order
+    for i, line in enumerate(lines):
+        assert len(line) <= width or len(line.split()) == 1, (line, width)
+        if i:
+            assert line.startswith(" " * indent) and not line[indent:].startswith(" ")
+
+
 def _token_batcher_hints():
     from kata.catalog import Workbook
 
@@ -282,15 +298,27 @@ def test_check_and_review_on_a_terminal_fit_80_columns(fixture_workbook):
     assert not unbroken(" ".join(t.get("edge") or "" for t in edges), shown)
 
 
-def test_show_piped_with_columns_80_keeps_code_whole_and_prose_within_80(cols80):
+def _every_slug():
+    from kata.catalog import Workbook
+
+    return Workbook.find().slugs()
+
+
+@pytest.mark.parametrize("slug", _every_slug())
+def test_show_piped_with_columns_80_keeps_code_whole_and_words_unbroken(cols80, slug):
+    import re
+
     from kata.catalog import Workbook
     from kata.prompt import blocks
 
-    text = Workbook.find().kata("token-batcher").prompt.read_text()
+    text = Workbook.find().kata(slug).prompt.read_text()
     code_lines = {line.strip() for b in blocks(text) if b.kind == "code" for line in b.text.splitlines()}
-    shown = kata("show", "token-batcher").output
+    prose = " ".join(b.text for b in blocks(text) if b.kind == "prose")
+    shown = kata("show", slug).output
     assert not too_wide(shown, allowed=code_lines), too_wide(shown, allowed=code_lines)
     assert not [c for c in code_lines if c and c not in {ln.strip() for ln in shown.splitlines()}]
+    syntax = re.compile(r"^[-#|>:]+$")  # markdown's own marks (headings, rules, table rows)
+    assert not [w for w in unbroken(prose, shown) if not syntax.match(w)]
 
 
 def test_check_and_review_piped_with_columns_80_fit(cols80, fixture_workbook):
