@@ -190,14 +190,15 @@ class Watch:
     def _progress(self, kata):
         return lambda done, total, level: self.events.put(Event("progress", (min(done, total), total)))
 
-    def _check_all(self, katas):
+    def _check_all(self, katas, before: str = ""):
+        """The visible tests of `katas`; the message says `before` (what led here), then them."""
         results = [(k, sessions.check(self.wb, [k], self._progress)[0]) for k in katas
                    if self.wb.workspace_file(k).is_file()]
 
         def then():
             for k, graded in results:
                 self.last[k.slug] = graded.result
-            self.say("visible tests: " + ", ".join(
+            self.say(before + "visible tests: " + ", ".join(
                 f"{k.slug} {g.result.passed}/{len(g.result.tests)}" for k, g in results))
         return then
 
@@ -223,7 +224,7 @@ class Watch:
             if graded.opened:  # its visible tests changed: never show the old count
                 self.last.pop(kata.slug, None)
                 self.start_job(f"{kata.slug} (visible tests of level {graded.opened[0]})",
-                               self._check_all, [kata])
+                               self._check_all, [kata], self.message + "; ")
         return then
 
     def _said(self, message: str):
