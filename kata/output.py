@@ -164,9 +164,13 @@ def paged():
     if not (on_terminal() and con.is_terminal):
         yield
         return
-    with con.capture() as captured:
+    captured = con.capture()
+    captured.__enter__()
+    try:
         yield
-    page(captured.get(), con.size.height)
+    finally:  # what was printed before an error is still shown
+        captured.__exit__(None, None, None)
+        page(captured.get(), con.size.height)
 
 
 def page(text: str, height: int) -> None:

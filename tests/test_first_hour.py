@@ -97,6 +97,21 @@ def test_a_tall_output_goes_to_the_users_pager_only_on_a_terminal(fixture_workbo
     assert "Adder" in kata("show", "adder").output and not seen.exists()  # piped: never paged
 
 
+def test_what_was_printed_before_an_error_is_still_shown(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    screen = io.StringIO()
+    output._consoles[False] = Console(file=screen, force_terminal=True, width=80, height=30)
+    monkeypatch.setattr(output, "on_terminal", lambda: True)
+    monkeypatch.setattr(sys, "stdout", screen)
+    with pytest.raises(RuntimeError), output.paged():
+        output.say("the part that printed")
+        raise RuntimeError("then a failure")
+    assert screen.getvalue() == "the part that printed\n"
+
+
 # --- 2. progress: from the harness's counts, never past the total, on stderr ---------------
 
 
