@@ -28,13 +28,18 @@ class KataGroup(typer.core.TyperGroup):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         click = _click_exceptions()
+        if list(sys.argv[1:] if args is None else args) in (["-h"], ["--help"]):
+            args = []  # `kata -h` is `kata` alone: the help, paged when taller than the screen
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click.NoArgsIsHelpError as exc:  # plain `kata`: the help, paged, not an error
-            from kata.output import paged, verbatim
+        except click.NoArgsIsHelpError as exc:  # plain `kata`: the help, not an error
+            if _interactive():  # paged when taller than the screen (rich loads only here)
+                from kata.output import paged, verbatim
 
-            with paged():
-                verbatim(exc.ctx.get_help())
+                with paged():
+                    verbatim(exc.ctx.get_help())
+            else:
+                typer.echo(exc.ctx.get_help())
             code = 0
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "kata"

@@ -95,6 +95,8 @@ def test_a_tall_output_goes_to_the_users_pager_only_on_a_terminal(fixture_workbo
     assert "\x1b[" not in seen.read_text()  # a pager other than less gets no escape codes
     seen.unlink()
     assert "Adder" in kata("show", "adder").output and not seen.exists()  # piped: never paged
+    code, raw = run_on_terminal(["-h"], stock_env(PAGER=pager), rows=10, timeout=30)
+    assert code == 0 and seen.read_text().startswith("Usage: kata")  # the help, 45 lines
 
 
 def test_what_was_printed_before_an_error_is_still_shown(monkeypatch):
