@@ -593,9 +593,10 @@ def watch(
     plain: bool = typer.Option(False, "--plain", help="Plain lines, no screen, no keys (the default without a terminal)."),
     stop_after: Optional[int] = typer.Option(None, "--stop-after", min=1, help="Stop after this many saves (for scripts)."),
 ) -> None:
-    """Re-run the visible tests on every save, with the clock and each question's state on screen.
+    """Run the visible tests at once and on every save, with the clock and each question's state on screen.
 
-    Keys: s submit, h hint, n/p next/previous question, q quit."""
+    Keys: s submit, h hint, n/p next/previous question, q quit (keys typed while it grades are
+    dropped)."""
     from kata import session
     from kata.watch import Watch
 
