@@ -225,9 +225,12 @@ def grading_progress(quiet: bool, what: str):
         return
     from rich.progress import BarColumn, Progress, TextColumn
 
+    from kata.output import keys_unechoed
+
     # the count column stays empty until the harness has collected the tests: never "0/?"
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"),
-                  console=err, transient=True) as bar:
+    with keys_unechoed(), Progress(TextColumn("{task.description}"), BarColumn(),
+                                   TextColumn("{task.fields[count]}"), console=err,
+                                   transient=True) as bar:
         def factory(kata):
             task = bar.add_task(f"{kata.slug} ({what}): starting", total=None, count="")
 

@@ -157,6 +157,27 @@ def on_terminal() -> bool:
 
 
 @contextlib.contextmanager
+def keys_unechoed():
+    """While a progress bar shows, keys typed are not echoed onto it (they still reach the shell
+    afterwards, as type-ahead). Nothing changes without a terminal on stdin."""
+    try:
+        import termios
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+    except Exception:  # noqa: BLE001 - no terminal (a pipe, a test runner): nothing to do
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~termios.ECHO  # lflag
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
+
+
+@contextlib.contextmanager
 def paged():
     """Collect what the block prints; on a terminal, page it when it is taller than the screen.
     Without a terminal (a pipe, a file, tests) the block prints straight through."""

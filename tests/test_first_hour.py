@@ -137,6 +137,22 @@ def test_progress_goes_to_stderr(fixture_workbook):
     assert "grading" not in result.stdout
 
 
+def test_keys_typed_while_a_bar_shows_are_not_echoed_onto_it(monkeypatch):
+    import os
+    import pty
+    import termios
+
+    master, slave = pty.openpty()
+    try:
+        monkeypatch.setattr(sys, "stdin", os.fdopen(slave, "r", closefd=False))
+        with output.keys_unechoed():
+            assert not termios.tcgetattr(slave)[3] & termios.ECHO
+        assert termios.tcgetattr(slave)[3] & termios.ECHO  # restored
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
 # --- 3. start over a live session is refused before the briefing; 7. finish asks ----------
 
 
