@@ -1,7 +1,9 @@
 """The `kata` command line: argument parsing and rendering only; the work is in kata/.
 
 Exit codes: 0 success, 1 a check that failed (tests failing, validation failing),
-2 a usage or input error (printed as one line starting with "error:").
+2 a usage or input error: one line on stderr starting with "error:", for Click's own errors too
+(KataGroup), so a command added here gets it for free. What is printed goes through kata.output
+(prose wrapped at spaces, code never re-wrapped, the pager only when it helps).
 
 Heavy imports (pytest, hypothesis, numpy, rich) happen inside the commands that need them, so
 `kata --help` stays quick.
@@ -26,10 +28,18 @@ class KataGroup(typer.core.TyperGroup):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         click = _click_exceptions()
+        if list(sys.argv[1:] if args is None else args) in (["-h"], ["--help"]):
+            args = []  # `kata -h` is `kata` alone: the help, paged when taller than the screen
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.NoArgsIsHelpError as exc:  # plain `kata`: the help, not an error
-            typer.echo(exc.ctx.get_help())
+            if _interactive():  # paged when taller than the screen (rich loads only here)
+                from kata.output import paged, verbatim
+
+                with paged():
+                    verbatim(exc.ctx.get_help())
+            else:
+                typer.echo(exc.ctx.get_help())
             code = 0
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "kata"
@@ -228,9 +238,12 @@ def grading_progress(quiet: bool, what: str):
         return
     from rich.progress import BarColumn, Progress, TextColumn
 
+    from kata.output import keys_unechoed
+
     # the count column stays empty until the harness has collected the tests: never "0/?"
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"),
-                  console=err, transient=True) as bar:
+    with keys_unechoed(), Progress(TextColumn("{task.description}"), BarColumn(),
+                                   TextColumn("{task.fields[count]}"), console=err,
+                                   transient=True) as bar:
         def factory(kata):
             task = bar.add_task(f"{kata.slug} ({what}): starting", total=None, count="")
 
@@ -443,7 +456,7 @@ def start(
         say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
     say(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question(s), "
         f"{clock(s.deadline - s.started_at)} on the clock.", markup=True)
-    for i, (p, q) in enumerate(zip(started.prepared, started.questions), start=1):
+    for i, p in enumerate(started.prepared, start=1):
         say(f"  Q{i}. {p.kata.title} ({p.kata.slug})", markup=True)
         say(f"      edit {_rel(wb, p.path)}", markup=False)
         if p.archived:
@@ -478,7 +491,6 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         return
     from kata.views import levels_label
 
-    con = out()
     clock_line(wb)
     for i, r in enumerate(rows, start=1):
         vis = f"visible {r.visible[0]}/{r.visible[1]}" if r.visible else "not checked"
@@ -597,9 +609,10 @@ def watch(
     plain: bool = typer.Option(False, "--plain", help="Plain lines, no screen, no keys (the default without a terminal)."),
     stop_after: Optional[int] = typer.Option(None, "--stop-after", min=1, help="Stop after this many saves (for scripts)."),
 ) -> None:
-    """Re-run the visible tests on every save, with the clock and each question's state on screen.
+    """Run the visible tests at once and on every save, with the clock and each question's state on screen.
 
-    Keys: s submit, h hint, n/p next/previous question, q quit."""
+    Keys: s submit, h hint, n/p next/previous question, q quit (keys typed while it grades are
+    dropped)."""
     from kata import session
     from kata.watch import Watch
 
@@ -1124,7 +1137,6 @@ def grade_batch(
         results.sort(key=lambda item: (item[0], item[1]))
         write_junit([(wb.kata(slug), result) for _, slug, result in results], junit_xml,
                     names=[f"{student}/{slug}" for student, slug, _ in results])
-    con = out()
     say(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
         f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}", markup=True)
     missing: dict[str, list[str]] = {}
