@@ -24,8 +24,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence as SequenceABC
 
-from kata.engine.config import (MODEL_PRESETS, CacheConfig, EngineConfig, ModelConfig,
-                                SchedulerConfig)
+from kata.engine.config import MODEL_PRESETS, CacheConfig, EngineConfig, SchedulerConfig
 from kata.engine.outputs import RequestOutput
 from kata.engine.sequence import SamplingParams
 
