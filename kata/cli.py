@@ -620,7 +620,8 @@ def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
     if as_json:
         emit_json({"katas": [{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
                     "sessions": [{"session": sid, "points_earned": pts} for sid, pts in r.per_session],
-                    "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()}} for r in rows]})
+                    "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()},
+                    "other_suite_sessions": r.other_suite} for r in rows]})
         return
     progress_lines(rows)
 
@@ -717,7 +718,7 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
         emit_json({"sessions": [{"session": r.session.id, "kind": r.session.kind, "name": r.session.name,
                     "status": r.session.status, "started_at": r.session.started_at,
                     "points_earned": r.points_earned, "points_possible": r.points_possible,
-                    "auto_submitted": r.auto_submitted,
+                    "auto_submitted": r.auto_submitted, "other_suite": r.other_suite,
                     "level_passed_s": {slug: {str(lv): t for lv, t in sp.items()}
                                        for slug, sp in r.splits.items()}}
                    for r in rows]})
@@ -733,9 +734,13 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
     for r in rows:
         s = r.session
         table.add_row(str(s.id), s.name, time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.started_at)),
-                      s.status, f"{r.points_earned:g}/{r.points_possible:g}",
+                      s.status, f"{r.points_earned:g}/{r.points_possible:g}" + ("*" if r.other_suite else ""),
                       splits_text(r.splits) or "-")
     out().print(table)
+    stale = [r.session.id for r in rows if r.other_suite]
+    if stale:
+        out().print(f"* scored on an older version of a hidden suite: `kata regrade {stale[-1]}` grades "
+                    "that session's submissions on today's suite (the old result is kept)", markup=False)
 
 
 @full_only()
@@ -861,6 +866,54 @@ def bundle(
 
 @full_only()
 @handled
+def regrade(
+    session_id: Optional[int] = typer.Argument(None, metavar="[SESSION]",
+                                               help="The session to regrade (default: the last ended one)."),
+    batch: Optional[Path] = typer.Option(None, "--batch", metavar="GRADEBOOK",
+                                         help="Regrade a grade-batch from its gradebook.json instead."),
+    out_dir: Path = typer.Option(Path("gradebook-regraded"), "--out",
+                                 help="With --batch: where to write the new gradebook."),
+) -> None:
+    """Grade recorded submissions again on today's hidden suites, keeping the old results beside
+    the new (a session's, or with --batch a grade-batch's)."""
+    from kata import session
+    from kata.cohort import write_gradebook
+    from kata.cohort import regrade_batch
+    from kata.session import regrade_session
+
+    wb = workbook()
+    if batch is not None:
+        if session_id is not None:
+            fail("give a SESSION or --batch GRADEBOOK, not both")
+        book = regrade_batch(wb, batch)
+        json_path, _ = write_gradebook(book, out_dir)
+        changed = [r for r in book["rows"] if r.get("previous") and
+                   r["previous"]["points_earned"] != r["points_earned"]]
+        out().print(f"Regraded {len(book['students'])} students on today's suites: {_rel(wb, json_path)}; "
+                    f"{len(changed)} score(s) changed", markup=False)
+        for r in changed:
+            out().print(f"  {r['student']} {r['kata']}: {r['previous']['points_earned']:g} -> "
+                        f"{r['points_earned']:g}", markup=False)
+        return
+    if session_id is None:
+        last = session.open_store(wb).last_ended_session(session.now())
+        if last is None:
+            fail("no ended session to regrade: see `kata history`")
+        session_id = last.id
+    with grading_progress(False, "hidden suite") as progress:
+        done = regrade_session(wb, session_id, progress)
+    if not done:
+        out().print(f"Session {session_id}: every submission was graded on today's suites already.", markup=False)
+        return
+    out().print(f"Session {session_id}: {len(done)} submission(s) regraded on today's suites "
+                "(the old results are kept):", markup=False)
+    for d in done:
+        out().print(f"  {d.slug}: {d.before.points_earned:g} (suite {d.before.suite_version or 'unrecorded'}) -> "
+                    f"{d.after.points_earned:g} (suite {d.after.suite_version})", markup=False)
+
+
+@full_only()
+@handled
 def runner(
     slug: str = typer.Argument(..., help="The kata.", autocompletion=complete_slug),
     input_dir: Path = typer.Argument(..., help="A folder holding the solution file (the kata's module)."),
@@ -972,6 +1025,9 @@ def gradebook_merge(
     book = merge(books)
     json_path, csv_path = write_gradebook(book, out_dir)
     typer.echo(f"Merged {len(files)} gradebooks ({len(book['students'])} students): {json_path}, {csv_path}")
+    if book["mixed_suite_versions"]:
+        typer.echo("note: these scores come from different versions of a hidden suite (suite_versions in "
+                   "the JSON): `kata regrade --batch` grades them all on today's")
 
 
 # kata.engine.cli imports only typer at its top level (numpy and the engine load inside its commands)

@@ -241,7 +241,8 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     result = grading.grade(kata, path, suite=suite, junit_xml=junit, code=code, levels=levels,
                            on_progress=on_progress)
     sub = store.add_submission(session.id if session else None, kata.slug, code,
-                               result.to_json(), t, suite=suite)
+                               result.to_json(), t, suite=suite,
+                               suite_version=_suite_version(kata) if suite == "hidden" else None)
     graded = Graded(kata, path, result, session, sub, levels)
     if suite == "hidden" and session is not None and not result.tampered:
         for lv in result.levels:
@@ -336,7 +337,8 @@ def _settle_session(wb: Workbook, store: Store, s: Session) -> list[AutoSubmitte
                     break
             result.tests = [t for t in result.tests if t.task_id in reached]
             grading.score(result, kata, reached)
-        sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True)
+        sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True,
+                                   suite_version=_suite_version(kata))
         if not result.tampered:
             for lv in result.levels:
                 if lv.total and lv.passed == lv.total:
@@ -483,16 +485,43 @@ class HistoryRow:
     points_possible: float
     splits: dict[str, dict[int, float]]  # slug -> level -> seconds into the session it passed
     auto_submitted: list[str] = field(default_factory=list)  # slugs whose counted score is an auto-submission
+    # slug -> the suite version its counted score came from, where that is not today's suite
+    other_suite: dict[str, str | None] = field(default_factory=dict)
+
+
+def _suite_version(kata: Kata) -> str:
+    from kata.suites import suite_version
+
+    return suite_version(kata)
+
+
+class _Versions(dict):
+    """slug -> today's suite version, computed once per command (None: the kata is gone)."""
+
+    def __init__(self, wb: Workbook):
+        super().__init__()
+        self.wb = wb
+
+    def __missing__(self, slug: str) -> str | None:
+        try:
+            kata = self.wb.kata(slug)
+            value = _suite_version(kata) if kata.grader.is_dir() else None
+        except CatalogError:
+            value = None
+        self[slug] = value
+        return value
 
 
 def history(wb: Workbook) -> list[HistoryRow]:
     """Every session with its official score and the split times of the levels passed."""
     store = open_store(wb)
+    today = _Versions(wb)
     rows = []
     for s in store.sessions(now()):
         earned = possible = 0.0
         splits: dict[str, dict[int, float]] = {}
         auto: list[str] = []
+        other: dict[str, str | None] = {}
         for q in questions_of(wb, s):
             official = store.official_submission(s, q.kata)
             possible += _question_points(wb, q)[1]
@@ -500,11 +529,13 @@ def history(wb: Workbook) -> list[HistoryRow]:
                 earned += official.points_earned
                 if official.auto:
                     auto.append(q.kata)
+                if today[q.kata] is not None and official.suite_version != today[q.kata]:
+                    other[q.kata] = official.suite_version
             passed = store.passed_levels(s.id, q.kata)
             if passed:
                 splits[q.kata] = {lv: round(at - s.started_at, 1) for lv, at in sorted(passed.items())
                                   if at <= s.cutoff()}
-        rows.append(HistoryRow(s, round(earned, 2), possible, splits, auto))
+        rows.append(HistoryRow(s, round(earned, 2), possible, splits, auto, other))
     return rows
 
 
@@ -554,6 +585,7 @@ class KataProgress:
     per_session: list[tuple[int, float]]  # (session id, its official points for this kata), in order
     best: float  # best points earned in any hidden submission (practice included)
     fastest: dict[int, float]  # level -> fewest seconds into a session it took to pass
+    other_suite: list[int] = field(default_factory=list)  # sessions whose score came from another suite
 
 
 def progress(wb: Workbook) -> list[KataProgress]:
@@ -562,18 +594,62 @@ def progress(wb: Workbook) -> list[KataProgress]:
     store = open_store(wb)
     best = store.best_scores()
     sessions_ = store.sessions(now())
+    today = _Versions(wb)
     rows = []
     for kata in wb.katas():
-        per_session, fastest = [], {}
+        per_session, fastest, other = [], {}, []
         for s in sessions_:
             if kata.slug not in s.katas:
                 continue
             official = store.official_submission(s, kata.slug)
             per_session.append((s.id, official.points_earned if official else 0.0))
+            if official and today[kata.slug] is not None and official.suite_version != today[kata.slug]:
+                other.append(s.id)
             for lv, at in store.passed_levels(s.id, kata.slug).items():
                 took = at - s.started_at
                 if at <= s.cutoff() and (lv not in fastest or took < fastest[lv]):
                     fastest[lv] = round(took, 1)
         rows.append(KataProgress(kata, per_session, best.get(kata.slug, (0.0, 0))[0],
-                                 dict(sorted(fastest.items()))))
+                                 dict(sorted(fastest.items())), other))
     return rows
+
+
+# --- regrading on today's suite (kata.suites) ---------------------------------
+
+
+@dataclass
+class Regraded:
+    slug: str
+    before: object  # store.Submission (the row regraded)
+    after: object  # store.Submission (the new row, regrade_of = before.id)
+
+    @property
+    def changed(self) -> bool:
+        return self.before.points_earned != self.after.points_earned
+
+
+def regrade_session(wb: Workbook, session_id: int, progress=None) -> list[Regraded]:
+    """Grade every current hidden submission of a finished session again on today's suite; a
+    submission already graded on today's suite is left alone. Refused while the session is live."""
+    from kata import grading
+
+    store = open_store(wb)
+    session = store.session(session_id, now())
+    if session.is_live(now()):
+        raise CatalogError(f"session {session_id} is still live: regrade it after `kata finish`")
+    done = []
+    for sub in store.submissions(session_id=session_id):
+        try:
+            kata = wb.kata(sub.slug)
+        except CatalogError:
+            continue  # a kata no longer in this workbook
+        version = _suite_version(kata)
+        if sub.suite_version == version:
+            continue
+        levels = sorted({t["task_id"] for t in sub.result.get("tests", []) if t.get("task_id")}) or None
+        result = grading.grade(kata, wb.workspace_file(kata), "hidden", code=sub.code, levels=levels,
+                               on_progress=progress(kata) if progress else None)
+        new = store.add_submission(sub.session_id, sub.slug, sub.code, result.to_json(), sub.submitted_at,
+                                   auto=sub.auto, suite_version=version, regrade_of=sub.id)
+        done.append(Regraded(sub.slug, sub, new))
+    return done

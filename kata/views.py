@@ -281,6 +281,10 @@ def progress_lines(rows) -> None:
             out.print(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {clock(t)}"
                                                                 for lv, t in r.fastest.items()),
                       markup=False, highlight=False)
+        if getattr(r, "other_suite", None):
+            out.print(" " * (width + 2) + "graded on an older hidden suite in session(s) "
+                      + ", ".join(map(str, r.other_suite)) + ": `kata regrade N` to compare",
+                      markup=False, highlight=False)
     if not any(r.per_session or r.best for r in rows):
         out.print("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.")
 
