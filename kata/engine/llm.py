@@ -90,9 +90,10 @@ class LLM:
 
     def generate(self, prompts: str | dict | SequenceABC[str | dict],
                  sampling_params: SamplingParams | SequenceABC[SamplingParams] | None = None,
-                 ) -> list[RequestOutput]:
+                 use_tqdm: bool = False) -> list[RequestOutput]:
         """Complete every prompt; RequestOutputs in prompt order. `sampling_params`: one for
-        all prompts or one per prompt (None: vLLM's defaults, SamplingParams())."""
+        all prompts or one per prompt (None: vLLM's defaults, SamplingParams()). `use_tqdm` is
+        accepted for vLLM's signature; there is no progress bar."""
         return generate(self.llm_engine, prompts, sampling_params)
 
     def get_tokenizer(self):

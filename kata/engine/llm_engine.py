@@ -71,6 +71,7 @@ class LLMEngine:
         self._finished: list[Sequence] = []
         self.aborted: list[Sequence] = []  # cancelled by abort_request, in order
         self._sampled: list[Sequence] = []  # the sequences that got a token in the last step
+        self._just_aborted: list[Sequence] = []  # aborted since the last step(): reported by it
         self._next_seq_id = 0
         self.model = self.kv_cache = None
         if c.compute:
@@ -163,20 +164,26 @@ class LLMEngine:
             s.drop(seq)
         seq.status, seq.finish_time = SequenceStatus.FINISHED, self.clock
         self.aborted.append(seq)
+        self._just_aborted.append(seq)
         return True
 
     def has_unfinished(self) -> bool:
         return bool(self._pending) or self.scheduler.has_unfinished()
 
+    has_unfinished_requests = has_unfinished  # vLLM's name
+
     # --- the loop --------------------------------------------------------------------------
 
     def step(self) -> list[RequestOutput]:
         """Run one iteration. Returns a RequestOutput for every request that got a token in it
-        (cumulative text and token ids; `finished` on its last), so a caller can stream. When
-        only simulating there are no tokens: just the requests that finished."""
+        (cumulative text and token ids; `finished` on its last), so a caller can stream, and
+        for every request aborted since the last step (finish_reason "abort"). When only
+        simulating there are no tokens: just the requests that finished or were aborted."""
+        aborted, self._just_aborted = self._just_aborted, []
         finished = self._step()
         done = {s.seq_id for s in finished}
-        return [make_output(s) for s in self._sampled if s.seq_id not in done] + [
+        return [make_output(s, aborted=True) for s in aborted] + [
+            make_output(s) for s in self._sampled if s.seq_id not in done] + [
             make_output(s) for s in finished]
 
     def _step(self) -> list[Sequence]:

@@ -51,8 +51,12 @@ class SamplingParams:
     seed: int | None = None
     ignore_eos: bool = False
     stop_token_ids: list[int] | None = None
+    n: int = 1  # completions per prompt: only 1 (parallel sampling is not wired in)
 
     def __post_init__(self) -> None:
+        if self.n != 1:
+            raise ValueError(f"SamplingParams.n must be 1 here (parallel sampling is not "
+                             f"supported), got {self.n!r}")
         if type(self.max_tokens) is not int or self.max_tokens < 1:
             raise ValueError(f"SamplingParams.max_tokens must be an int >= 1, got "
                              f"{self.max_tokens!r}")

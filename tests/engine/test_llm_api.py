@@ -79,3 +79,20 @@ def test_bad_engine_arguments_and_params_are_refused_by_name():
         SamplingParams(top_p=0)
     with pytest.raises(ValueError, match="dtype='bfloat16' needs backend='torch'"):
         LLM(dtype="bfloat16")
+
+
+def test_an_aborted_request_is_reported_once_with_reason_abort():
+    engine = LLMEngine(engine_config("tiny"))
+    engine.add_request("a", SamplingParams(max_tokens=6, temperature=0), request_id="keep")
+    engine.add_request("b", SamplingParams(max_tokens=6, temperature=0), request_id="drop")
+    engine.step()
+    assert engine.abort_request("drop")
+    outs = engine.step()
+    reasons = {o.request_id: o.outputs[0].finish_reason for o in outs}
+    assert reasons == {"drop": "abort", "keep": None}
+    assert next(o for o in outs if o.request_id == "drop").finished
+    later = [o.request_id for _ in range(8) if engine.has_unfinished_requests()
+             for o in engine.step()]
+    assert "drop" not in later and later[-1] == "keep"
+    with pytest.raises(ValueError, match="SamplingParams.n must be 1"):
+        SamplingParams(n=2)
