@@ -161,3 +161,25 @@ def test_an_engine_in_bfloat16_runs_and_swaps():
     outs = engine.run().outputs
     assert [len(o.outputs[0].token_ids) for o in outs] == [24, 24, 24]
     assert engine.kv_cache.k.dtype == torch.bfloat16 and engine.scheduler.num_swapped_out > 0
+
+
+def test_each_step_moves_its_inputs_once_and_brings_back_only_token_ids(monkeypatch):
+    """One host-to-device copy for the step's integer inputs, one for the sampling parameters;
+    the logits never leave the device (only the sampled ids do)."""
+    from kata.engine.backends import torch_model
+
+    cfg = tiny_config()
+    cfg.backend = "torch"
+    engine = LLMEngine(cfg)
+    for p in ["Hello, paged attention!", "KV", "fox"]:
+        engine.add_request(p, SamplingParams(max_tokens=4, seed=1))
+    moved = []
+    real = tb.to_device
+    for module in (tb, torch_model):
+        monkeypatch.setattr(module, "to_device", lambda a, d: moved.append(a.shape) or real(a, d))
+    monkeypatch.setattr(torch.Tensor, "numpy", lambda self: pytest.fail("logits copied to host"))
+    steps = 0
+    while engine.has_unfinished():
+        engine.step()
+        steps += 1
+    assert len(moved) == 2 * steps and all(len(shape) == 1 for shape in moved[::2])
