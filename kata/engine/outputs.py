@@ -1,7 +1,7 @@
 """What the engine hands back, shaped like vLLM's: RequestOutput with CompletionOutputs.
 
     out = LLM(model="tiny").generate("Hello", SamplingParams(max_tokens=4, temperature=0))[0]
-    out.request_id, out.prompt_token_ids       -> "0", [256, 72, 101, 108, 108, 111]
+    out.request_id, out.prompt_token_ids       -> "req-0", [256, 72, 101, 108, 108, 111]
     out.outputs[0].token_ids                   -> 4 ids;  .text their bytes as text
     out.outputs[0].finish_reason               -> "length" ("stop": EOS or a stop token id;
                                                    "abort": cancelled; None while running)

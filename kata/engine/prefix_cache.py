@@ -10,8 +10,8 @@ forced one (tests inject a constant hash function), can cost a hit but never sha
 
     index = PrefixIndex()
     keys = index.keys(block_size=2, num_tokens=5, token_ids=[1, 2, 3, 4, 9])   # 2 full blocks
-    index.register(block=7, key=keys[0], tokens=(1, 2), parent=ROOT)
-    index.lookup(keys, [1, 2, 3, 4, 9], 2, None, max_blocks=2)  -> [7]
+    index.register(block=7, key=keys[0], tokens=(1, 2), parent=root(None))   -> serial 1
+    index.lookup(keys, [1, 2, 3, 4, 9], 2, None, max_blocks=2)  -> [7]   (block [3, 4] not cached)
 
 The block pool (block_pool.py) asks it whether a block is cached and tells it when one is evicted.
 `PrefixCache` adds what the block manager needs per sequence: its keys, the verified hits for a
@@ -27,7 +27,11 @@ from dataclasses import dataclass
 
 HashFn = Callable[[bytes], bytes]
 ROOT_KEY = b""  # the parent key of a prompt's first block
-ROOT = 0  # the parent serial of a prompt's first block (serials start at 1)
+
+
+def root(cache_salt: str | None) -> tuple[str | None]:
+    """What a prompt's first block extends: its tenant (other blocks extend a serial, an int)."""
+    return (cache_salt,)
 
 
 def sha256(data: bytes) -> bytes:
@@ -54,7 +58,7 @@ class PrefixIndex:
         self.tokens: dict[int, tuple[int, ...]] = {}  # cached block -> its token ids
         self.parent: dict[int, int | tuple[str | None]] = {}  # -> parent serial, or (salt,)
         self.serial: dict[int, int] = {}  # cached block -> its registration's serial number
-        self._next_serial = ROOT + 1
+        self._next_serial = 1
 
     def __len__(self) -> int:
         return len(self.block_of)
@@ -76,7 +80,7 @@ class PrefixIndex:
                cache_salt: str | None, max_blocks: int) -> list[int]:
         """Cached blocks for the longest verified prefix of keys[:max_blocks]."""
         hits: list[int] = []
-        parent: int | tuple[str | None] = (cache_salt,)
+        parent: int | tuple[str | None] = root(cache_salt)
         for i, key in enumerate(keys[:max_blocks]):
             block = self.block_of.get(key)
             if (block is None or self.parent[block] != parent
@@ -150,7 +154,7 @@ class PrefixCache:
 
     def start(self, seq_id: int, keys: list[bytes], token_ids: Sequence[int], salt: str | None,
               hits: list[int]) -> None:
-        parent = self.index.serial[hits[-1]] if hits else (salt,)
+        parent = self.index.serial[hits[-1]] if hits else root(salt)
         self._seqs[seq_id] = _Progress(keys, token_ids, salt, len(hits), parent)
 
     def fork(self, parent_seq_id: int, child_seq_id: int) -> None:
@@ -168,7 +172,7 @@ class PrefixCache:
         p = self._seqs.get(seq_id)
         if p is None:
             return 0
-        done, p.num_registered, p.parent = p.num_registered, 0, (p.salt,)
+        done, p.num_registered, p.parent = p.num_registered, 0, root(p.salt)
         return done
 
     def register(self, seq_id: int, table: list[int], block_size: int,
