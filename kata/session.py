@@ -88,9 +88,8 @@ def plan(wb: Workbook, target: str | None, minutes: float | None = None,
 def unknown_target_message(wb: Workbook, name: str) -> str:
     from kata.catalog import did_you_mean
 
-    exams, slugs = wb.exam_names(), wb.slugs()
-    return (f"'{name}' is neither an exam nor a kata.{did_you_mean(name, exams + slugs)} "
-            f"Exams: {', '.join(exams) or 'none'}; katas: {', '.join(slugs)}")
+    hint = did_you_mean(name, wb.exam_names() + wb.slugs()) or " `kata list` shows them."
+    return f"'{name}' is neither an exam nor a kata.{hint}"
 
 
 def start(wb: Workbook, target: str | None, abandon: bool = False,
@@ -207,8 +206,8 @@ def pick_katas(wb: Workbook, slug: str | None, all_: bool) -> list[Kata]:
     if all_ or len(session.katas) == 1:
         return [wb.kata(s) for s in session.katas]
     raise CatalogError(
-        f"session {session.id} has {len(session.katas)} katas ({', '.join(session.katas)}): "
-        "name one, or use --all"
+        f"session {session.id} has {len(session.katas)} questions ({', '.join(session.katas)}): "
+        "name one"
     )
 
 
@@ -224,9 +223,31 @@ class Graded:
     passed_now: list[int] = field(default_factory=list)  # levels it passed for the first time
 
 
+def missing_file_message(wb: Workbook, kata: Kata) -> str | None:
+    """What to do when the learner's file is gone but kata knows this kata (a snapshot of it, or
+    a live session holding it); None when `kata start` is the right advice."""
+    path = wb.workspace_file(kata)
+    if path.is_file():
+        return None
+    store = open_store(wb)
+    count = len(store.snapshots(None, kata.slug))
+    if count:
+        return (f"{path}: your file for '{kata.slug}' is missing: `kata restore {kata.slug} "
+                f"{count}` puts back the last version kata saw (`kata snapshots {kata.slug}` "
+                "lists them all)")
+    live = store.live_session(now())
+    if live is not None and kata.slug in live.katas:
+        return (f"{path}: your file for '{kata.slug}' is missing and kata has no saved version "
+                f"of it: copy the stub back with `cp {kata.stub} {path}`")
+    return None
+
+
 def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     from kata import grading, workspace
 
+    missing = missing_file_message(wb, kata)
+    if missing:
+        raise workspace.WorkspaceError(missing)
     path, code = workspace.read_learner_file(wb, kata)  # the snapshot graded and recorded
     on_progress = progress(kata) if progress else None  # only once there is something to grade
     t = now()  # a submission counts from when it starts
@@ -280,12 +301,13 @@ class AutoSubmitted:
     submission: Submission
 
 
-def settle(wb: Workbook) -> list[AutoSubmitted]:
+def settle(wb: Workbook, progress=None) -> list[AutoSubmitted]:
     """Auto-submit, for every session that ran out and is not settled yet, the last version of each
     question's file saved at or before the deadline: the newest of the snapshots kata took (checks
     and submissions) and the workspace file itself (by its modification time). A version already
     submitted is not graded twice. Run by the first `kata` command after a deadline; each session
-    is settled once, by whichever process claims it first (and released again if it fails)."""
+    is settled once, by whichever process claims it first (and released again if it fails).
+    `progress(kata)`: called before each grading, a callback factory as for check and submit."""
     store = open_store(wb)
     t = now()
     done = []
@@ -293,14 +315,14 @@ def settle(wb: Workbook) -> list[AutoSubmitted]:
         if not store.claim_settlement(s.id, t):
             continue
         try:
-            done.extend(_settle_session(wb, store, s))
+            done.extend(_settle_session(wb, store, s, progress))
         except BaseException:
             store.unclaim_settlement(s.id)  # e.g. a changed hidden suite: a later command retries
             raise
     return done
 
 
-def _settle_session(wb: Workbook, store: Store, s: Session) -> list[AutoSubmitted]:
+def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> list[AutoSubmitted]:
     """Auto-submit each question's last version saved by the deadline (see settle)."""
     from kata import grading
 
@@ -328,7 +350,9 @@ def _settle_session(wb: Workbook, store: Store, s: Session) -> list[AutoSubmitte
             continue  # a student bundle: no hidden suite here
         # The saved version is the final answer: levels open as far as it passes them, in
         # order, as they would have on submits (a level counts only if every earlier one passed).
-        result = grading.grade(kata, path, "hidden", code=code, levels=list(q.levels))
+        on_progress = progress(kata) if progress else None
+        result = grading.grade(kata, path, "hidden", code=code, levels=list(q.levels),
+                               on_progress=on_progress)
         if q.reveal == "progressive":
             reached = []
             for lv in result.levels:
@@ -356,7 +380,18 @@ class Hint:
     index: int  # 0-based in kata.hints
     level: int
     text: str
-    total: int
+    total: int  # hints of the levels this question covers (a level it does not cover never opens)
+    number: int = 0  # 1-based among those
+
+
+def _question_hints(wb: Workbook, kata: Kata, session: Session | None,
+                    store: Store) -> tuple[list[tuple[int, int, str]], list[int], int | None]:
+    """(the hints of the question's levels as (index, level, text), the open levels, session id)."""
+    sid = session.id if session and kata.slug in session.katas else None
+    v = view(wb, kata, session, store)
+    covered = set(v.question.levels) if v.question is not None else {lv.number for lv in kata.levels}
+    mine = [(i, level, text) for i, (level, text) in enumerate(kata.hints) if level in covered]
+    return mine, v.levels, sid
 
 
 def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
@@ -364,23 +399,24 @@ def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
     None: every hint of the open levels is shown already."""
     store = open_store(wb)
     t = now()
-    session = store.live_session(t)
-    sid = session.id if session and kata.slug in session.katas else None
+    mine, visible, sid = _question_hints(wb, kata, store.live_session(t), store)
     shown = set(store.revealed_hints(kata.slug, sid))
-    visible = view(wb, kata, session, store).levels  # no hint for a level not open yet
-    for i, (level, text) in enumerate(kata.hints):
-        if i not in shown and level in visible:
+    for n, (i, level, text) in enumerate(mine, start=1):
+        if i not in shown and level in visible:  # no hint for a level not open yet
             store.reveal_hint(sid, kata.slug, i, t)
-            return Hint(kata, i, level, text, len(kata.hints))
+            return Hint(kata, i, level, text, len(mine), n)
     return None
 
 
-def revealed(wb: Workbook, kata: Kata) -> list[Hint]:
+def revealed(wb: Workbook, kata: Kata) -> tuple[list[Hint], int]:
+    """The hints shown so far, and how many of the question's hints are still closed (their
+    level is not open yet)."""
     store = open_store(wb)
-    session = store.live_session(now())
-    sid = session.id if session and kata.slug in session.katas else None
-    return [Hint(kata, i, kata.hints[i][0], kata.hints[i][1], len(kata.hints))
-            for i in store.revealed_hints(kata.slug, sid)]
+    mine, _, sid = _question_hints(wb, kata, store.live_session(now()), store)
+    shown = set(store.revealed_hints(kata.slug, sid))
+    hints = [Hint(kata, i, level, text, len(mine), n)
+             for n, (i, level, text) in enumerate(mine, start=1) if i in shown]
+    return hints, len(mine) - len(hints)
 
 
 # --- finish, review, history, status ----------------------------------------
@@ -415,6 +451,7 @@ class QuestionReview:
 class Review:
     session: Session
     questions: list[QuestionReview] = field(default_factory=list)
+    live: Session | None = None  # a live session this review is not of (it opens later)
 
     @property
     def points_earned(self) -> float:
@@ -454,7 +491,8 @@ def review(wb: Workbook, session_id: int | None) -> Review:
             raise StoreError(
                 f"session {session.id} is still live: review opens after its deadline or `kata finish`"
             )
-    rev = Review(session)
+    live = store.live_session(t)
+    rev = Review(session, live=live if live is not None and live.id != session.id else None)
     for q in questions_of(wb, session):
         title, possible = _question_points(wb, q)
         subs = store.submissions(session_id=session.id, slug=q.kata, suite=None)
