@@ -303,23 +303,29 @@ def start(
     minutes: Optional[float] = typer.Option(None, "--minutes", help="Override the timer (decimals allowed, e.g. 0.5)."),
     reveal: Optional[str] = typer.Option(None, "--reveal", help="all: show every level at once (for study); progressive: one level at a time."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Draw an exam's hunts with this seed (default: a fresh one)."),
 ) -> None:
     """Start a timed session: show the briefing, then copy the stubs into workspace/ and start the clock.
 
     On a terminal it asks before starting the clock (--yes skips the question); without one it
     starts at once."""
     from kata import session
-    from kata.views import briefing, clock
 
     wb = workbook()
-    planned = session.plan(wb, target, minutes, reveal)
+    _start_planned(wb, session.plan(wb, target, minutes, reveal, seed), abandon, yes)
+
+
+def _start_planned(wb, planned, abandon: bool, yes: bool) -> None:
+    from kata import session
+    from kata.views import briefing, clock
+
     con = out()
     briefing(planned, bundle=IN_BUNDLE or wb.is_student_bundle)
     if not yes and _interactive():
         if not typer.confirm("Start the clock now?", default=True):
             typer.echo("Not started; nothing was changed.")
             return
-    started = session.start(wb, target, abandon=abandon, planned=planned)
+    started = session.start(wb, planned.name, abandon=abandon, planned=planned)
     s = started.session
     if started.abandoned:
         con.print(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).")
@@ -328,6 +334,10 @@ def start(
     for i, (p, q) in enumerate(zip(started.prepared, started.questions), start=1):
         con.print(f"  Q{i}. {p.kata.title} ({p.kata.slug})")
         con.print(f"      edit {_rel(wb, p.path)}", markup=False)
+        if q.is_hunt:
+            from kata.hunt_questions import test_path
+
+            con.print(f"      pin the bug in {_rel(wb, test_path(wb, p.kata))}", markup=False)
         if p.archived:
             con.print(f"      your previous {p.path.name} was archived to {_rel(wb, p.archived)}")
     if IN_BUNDLE or wb.is_student_bundle:
@@ -336,6 +346,28 @@ def start(
     else:
         con.print("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
                   "grade with `kata submit SLUG`; `kata status` shows the clock.")
+
+
+@full_only()
+@handled
+def hunt(
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: one drawn at random).",
+                                         autocompletion=complete_slug),
+    bug: Optional[str] = typer.Option(None, "--bug", help="The zoo patch to plant (its file stem in tests/bugs/SLUG/), for authors and tests."),
+    decoy: bool = typer.Option(False, "--decoy", help="Hand out the correct code (for authors and tests)."),
+    level: Optional[int] = typer.Option(None, "--level", help="Cover levels 1..N (default: the bug's level, else 1)."),
+    minutes: Optional[float] = typer.Option(None, "--minutes", help="The timer (default 15; decimals allowed)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Draw the kata and the bug with this seed."),
+    abandon: bool = typer.Option(False, "--abandon", help="Abandon the live session, if any."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
+) -> None:
+    """Review code an assistant wrote: a timed question whose workspace file has one bug in it.
+    Pin the bug with a test in workspace/test_hunt_<module>.py, then fix the code; `kata submit`
+    grades both, and `kata review` shows the bug after the session."""
+    from kata.hunt_questions import plan_hunt
+
+    wb = workbook()
+    _start_planned(wb, plan_hunt(wb, slug, bug, decoy, level, minutes, seed), abandon, yes)
 
 
 @app.command()
@@ -437,6 +469,10 @@ def submit(
             con.print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
             if g.result.message:
                 con.print(f"  {g.result.message}", markup=False)
+            if g.result.hunt:
+                h = g.result.hunt
+                con.print(f"pin: {h['verdict']}, {h['points_earned']:g}/{h['points_possible']:g} points: "
+                          f"{h['reason']}", markup=False)
             if g.session is not None:
                 con.print(f"Recorded for session {g.session.id}. Details open after the session "
                           "(`kata finish`, then `kata review`).")
@@ -533,6 +569,7 @@ def review(
                 "first_activity_s": q.first_activity, "last_submission_s": q.last_submission,
                 "points_earned": q.points_earned, "points_possible": q.points_possible,
                 "result": q.result.to_json() if q.result else None,
+                "hunt": q.hunt,
             } for q in rev.questions],
         })
         return
@@ -561,8 +598,25 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
                       + f" (of levels {', '.join(map(str, q.levels))})")
         if q.submit_times:
             con.print("  submitted at: " + ", ".join(clock(t) for t in q.submit_times))
+        if q.hunt:
+            _print_hunt(con, q.hunt, clock)
         con.print(level_table(q.result, ""))
         review_lines(q.result, mode)
+
+
+def _print_hunt(con, h: dict, clock) -> None:
+    if h["decoy"]:
+        con.print("  the code handed out was correct (a decoy)", markup=False)
+    else:
+        head = h["header"]
+        con.print(f"  the bug ({h['bug']}, level {head.get('Level', '?')}): {head.get('Bug', '')}", markup=False)
+        if head.get("Breaks"):
+            con.print(f"  it breaks: {head['Breaks']}", markup=False)
+    con.print(f"  pin: {h['verdict'] or 'not submitted'}, {h['pin_points']:g} points"
+              + (f": {h['reason']}" if h["reason"] else ""), markup=False)
+    times = [f"pinned at {clock(h['pinned_at_s'])}" if h["pinned_at_s"] is not None else "never pinned",
+             f"fixed at {clock(h['fixed_at_s'])}" if h["fixed_at_s"] is not None else "never fixed"]
+    con.print("  " + ", ".join(times), markup=False)
 
 
 @app.command()
@@ -576,7 +630,8 @@ def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
     if as_json:
         emit_json([{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
                     "sessions": [{"session": sid, "points_earned": pts} for sid, pts in r.per_session],
-                    "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()}} for r in rows])
+                    "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()},
+                    "hunts": r.hunts} for r in rows])
         return
     progress_lines(rows)
 

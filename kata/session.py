@@ -7,6 +7,7 @@ since the epoch) so that scripts and tests can run a session on their own clock.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -53,10 +54,11 @@ class Plan:
     minutes: float
     questions: list[Question]
     katas: list[Kata]
+    seed: int | None = None  # what the hunts were drawn with (None: no hunt)
 
 
 def plan(wb: Workbook, target: str | None, minutes: float | None = None,
-         reveal: str | None = None) -> Plan:
+         reveal: str | None = None, seed: int | None = None) -> Plan:
     """EXAM or SLUG (default: the default exam) -> the session it would start.
 
     A single kata covers every level, shown one at a time (`reveal="all"`: all at once); an exam's
@@ -70,13 +72,18 @@ def plan(wb: Workbook, target: str | None, minutes: float | None = None,
     name = target or DEFAULT_EXAM
     if name in wb.exam_names():
         exam: Exam = wb.exam(name)
-        questions = [Question(q.kata, q.levels, q.minutes, reveal or q.reveal) for q in exam.questions]
+        questions = [dataclasses.replace(q, reveal=reveal or q.reveal) for q in exam.questions]
         total = exam.minutes
         if minutes is not None:  # scale every question's minutes with the clock
-            questions = [Question(q.kata, q.levels, round(q.minutes * minutes / total, 2), q.reveal)
+            questions = [dataclasses.replace(q, minutes=round(q.minutes * minutes / total, 2))
                          for q in questions]
+        if any(q.is_hunt for q in questions):
+            from kata import hunt_questions
+
+            seed = hunt_questions.new_seed() if seed is None else seed
+            questions = hunt_questions.draw(wb, questions, seed, exam.decoy_probability)
         return Plan("exam", exam.name, exam.title, exam.description, minutes or total, questions,
-                    [wb.kata(q.kata) for q in questions])
+                    [wb.kata(q.kata) for q in questions], seed if any(q.is_hunt for q in questions) else None)
     if name in wb.slugs():
         kata = wb.kata(name)
         q = Question(kata.slug, tuple(lv.number for lv in kata.levels), minutes or kata.minutes,
@@ -105,10 +112,15 @@ def start(wb: Workbook, target: str | None, abandon: bool = False,
     live = store.live_session(t)
     if live is not None and not abandon:
         raise StoreError(still_live_message(live, t))
-    prepared = workspace.prepare(wb, p.katas, t)
+    if any(q.is_hunt for q in p.questions):
+        from kata import hunt_questions
+
+        prepared = hunt_questions.prepare(wb, p.questions, p.katas, t)
+    else:
+        prepared = workspace.prepare(wb, p.katas, t)
     session, abandoned = store.start_session(
         p.kind, p.name, [k.slug for k in p.katas], p.minutes, t, abandon=abandon,
-        questions=[q.to_json() for q in p.questions])
+        questions=[q.to_json() for q in p.questions], seed=p.seed)
     return Started(session, abandoned, p.katas, prepared, p.questions)
 
 
@@ -240,8 +252,15 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     junit.parent.mkdir(parents=True, exist_ok=True)
     result = grading.grade(kata, path, suite=suite, junit_xml=junit, code=code, levels=levels,
                            on_progress=on_progress)
+    points = None
+    if suite == "hidden" and v.question is not None and v.question.is_hunt:
+        from kata import hunt_questions
+
+        test_code = hunt_questions.read_test(wb, kata)
+        result.hunt = hunt_questions.score_pin(store, session, kata, v.question, test_code, result)
+        points = hunt_questions.totals(result)
     sub = store.add_submission(session.id if session else None, kata.slug, code,
-                               result.to_json(), t, suite=suite)
+                               result.to_json(), t, suite=suite, points=points)
     graded = Graded(kata, path, result, session, sub, levels)
     if suite == "hidden" and session is not None and not result.tampered:
         for lv in result.levels:
@@ -336,7 +355,14 @@ def _settle_session(wb: Workbook, store: Store, s: Session) -> list[AutoSubmitte
                     break
             result.tests = [t for t in result.tests if t.task_id in reached]
             grading.score(result, kata, reached)
-        sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True)
+        points = None
+        if q.is_hunt:
+            from kata import hunt_questions
+
+            test_code = hunt_questions.saved_test(wb, store, s, kata)
+            result.hunt = hunt_questions.score_pin(store, s, kata, q, test_code, result)
+            points = hunt_questions.totals(result)
+        sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True, points=points)
         if not result.tampered:
             for lv in result.levels:
                 if lv.total and lv.passed == lv.total:
@@ -407,6 +433,7 @@ class QuestionReview:
     levels_open: list[int] = field(default_factory=list)
     splits: dict[int, float] = field(default_factory=dict)  # level -> seconds into the session
     submit_times: list[float] = field(default_factory=list)  # seconds into the session
+    hunt: dict | None = None  # a hunt: its bug's header, the pin's verdict (hunt_questions.review_info)
 
 
 @dataclass
@@ -428,7 +455,8 @@ def _question_points(wb: Workbook, q: Question) -> tuple[str, float]:
         kata = wb.kata(q.kata)
     except CatalogError:
         return q.kata, 0.0
-    return kata.title, float(sum(lv.points for lv in kata.levels if lv.number in q.levels))
+    fix = float(sum(lv.points for lv in kata.levels if lv.number in q.levels))
+    return kata.title, fix * 2 if q.is_hunt else fix  # a hunt's pin is worth its fix
 
 
 def review(wb: Workbook, session_id: int | None) -> Review:
@@ -472,8 +500,17 @@ def review(wb: Workbook, session_id: int | None) -> Review:
             levels_open=open_levels(q, passed),
             splits={lv: round(at - session.started_at, 1) for lv, at in sorted(passed.items())},
             submit_times=[round(s.submitted_at - session.started_at, 1) for s in hidden],
+            hunt=_hunt_review(wb, store, session, q),
         ))
     return rev
+
+
+def _hunt_review(wb: Workbook, store: Store, session: Session, q: Question) -> dict | None:
+    if not q.is_hunt:
+        return None
+    from kata import hunt_questions
+
+    return hunt_questions.review_info(wb, store, session, q)
 
 
 @dataclass
@@ -554,6 +591,7 @@ class KataProgress:
     per_session: list[tuple[int, float]]  # (session id, its official points for this kata), in order
     best: float  # best points earned in any hidden submission (practice included)
     fastest: dict[int, float]  # level -> fewest seconds into a session it took to pass
+    hunts: list[dict] = field(default_factory=list)  # {session, verdict, points_earned, points_possible}
 
 
 def progress(wb: Workbook) -> list[KataProgress]:
@@ -562,11 +600,15 @@ def progress(wb: Workbook) -> list[KataProgress]:
     store = open_store(wb)
     best = store.best_scores()
     sessions_ = store.sessions(now())
+    from kata import hunt_questions
+
     rows = []
     for kata in wb.katas():
         per_session, fastest = [], {}
+        hunts = hunt_questions.progress_rows(store, sessions_, kata.slug)
+        hunted = {h["session"] for h in hunts}
         for s in sessions_:
-            if kata.slug not in s.katas:
+            if kata.slug not in s.katas or s.id in hunted:
                 continue
             official = store.official_submission(s, kata.slug)
             per_session.append((s.id, official.points_earned if official else 0.0))
@@ -575,5 +617,5 @@ def progress(wb: Workbook) -> list[KataProgress]:
                 if at <= s.cutoff() and (lv not in fastest or took < fastest[lv]):
                     fastest[lv] = round(took, 1)
         rows.append(KataProgress(kata, per_session, best.get(kata.slug, (0.0, 0))[0],
-                                 dict(sorted(fastest.items()))))
+                                 dict(sorted(fastest.items())), hunts))
     return rows

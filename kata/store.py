@@ -120,6 +120,7 @@ class Session:
     stored_status: str  # 'live' | 'finished' | 'abandoned', as in the table
     questions: tuple[dict, ...] | None = None  # {kata, levels, minutes, reveal}; None: v1 session
     ended_by: str | None = None  # 'finish' | 'deadline' | 'abandon'
+    seed: int | None = None  # what its hunts were drawn with (v3)
 
     @property
     def status(self) -> str:
@@ -166,7 +167,7 @@ def _session(row) -> Session:
     questions = json.loads(row["questions"]) if row["questions"] else None
     return Session(row["id"], row["kind"], row["name"], tuple(json.loads(row["katas"])),
                    row["started_at"], row["deadline"], row["finished_at"], row["status"],
-                   tuple(questions) if questions is not None else None, row["ended_by"])
+                   tuple(questions) if questions is not None else None, row["ended_by"], row["seed"])
 
 
 def _submission(row) -> Submission:
@@ -282,8 +283,8 @@ class Store:
         return _session(row) if row else None
 
     def start_session(self, kind: str, name: str, katas: list[str], minutes: float, now: float,
-                      abandon: bool = False, questions: list[dict] | None = None
-                      ) -> tuple[Session, Session | None]:
+                      abandon: bool = False, questions: list[dict] | None = None,
+                      seed: int | None = None) -> tuple[Session, Session | None]:
         """Open a session; refuse while another is live unless `abandon`. Returns (new, abandoned)."""
         with self.transaction() as db:
             self._expire(db, now)
@@ -295,10 +296,10 @@ class Store:
                 db.execute("UPDATE sessions SET status = 'abandoned', finished_at = ?, "
                            "ended_by = 'abandon' WHERE id = ?", (now, old.id))
             cur = db.execute(
-                "INSERT INTO sessions (kind, name, katas, started_at, deadline, status, questions) "
-                "VALUES (?, ?, ?, ?, ?, 'live', ?)",
+                "INSERT INTO sessions (kind, name, katas, started_at, deadline, status, questions, seed) "
+                "VALUES (?, ?, ?, ?, ?, 'live', ?, ?)",
                 (kind, name, json.dumps(list(katas)), now, now + minutes * 60,
-                 json.dumps(questions) if questions is not None else None),
+                 json.dumps(questions) if questions is not None else None, seed),
             )
             new = _session(db.execute("SELECT * FROM sessions WHERE id = ?", (cur.lastrowid,)).fetchone())
         return new, old
@@ -341,14 +342,18 @@ class Store:
     # --- submissions --------------------------------------------------------
 
     def add_submission(self, session_id: int | None, slug: str, code: str, result: dict,
-                       now: float, suite: str = "hidden", auto: bool = False) -> Submission:
+                       now: float, suite: str = "hidden", auto: bool = False,
+                       points: tuple[float, float] | None = None) -> Submission:
+        """`points`: (earned, possible) when the question's score is more than the result's
+        (a hunt adds its pin to the fix); default the result's own."""
+        earned, possible = points or (result.get("points_earned", 0.0), result.get("points_possible", 0))
         with self.transaction() as db:
             cur = db.execute(
                 "INSERT INTO submissions (session_id, slug, submitted_at, code, result, "
                 "points_earned, points_possible, status, suite, auto) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, slug, now, code, json.dumps(result), result.get("points_earned", 0.0),
-                 result.get("points_possible", 0), result.get("status", "error"), suite, int(auto)),
+                (session_id, slug, now, code, json.dumps(result), earned,
+                 possible, result.get("status", "error"), suite, int(auto)),
             )
             row = db.execute("SELECT * FROM submissions WHERE id = ?", (cur.lastrowid,)).fetchone()
         return _submission(row)
@@ -408,10 +413,12 @@ class Store:
         return cur.rowcount == 1
 
     def best_scores(self) -> dict[str, tuple[float, float]]:
-        """slug -> (best points earned, points possible) over every submission."""
+        """slug -> (best points earned, points possible) over every submission (a hunt's, which
+        scores a pin and a fix, is not a kata score: `kata progress` lists those beside)."""
         rows = self.db.execute(
             "SELECT slug, MAX(points_earned) AS best, MAX(points_possible) AS possible "
-            "FROM submissions WHERE suite = 'hidden' GROUP BY slug"
+            "FROM submissions WHERE suite = 'hidden' AND json_extract(result, '$.hunt') IS NULL "
+            "GROUP BY slug"
         ).fetchall()
         return {r["slug"]: (r["best"], r["possible"]) for r in rows}
 

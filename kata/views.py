@@ -281,7 +281,11 @@ def progress_lines(rows) -> None:
             out.print(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {clock(t)}"
                                                                 for lv, t in r.fastest.items()),
                       markup=False, highlight=False)
-    if not any(r.per_session or r.best for r in rows):
+        if r.hunts:
+            out.print(" " * (width + 2) + "hunts: " + ", ".join(
+                f"S{h['session']} {h['verdict']} {h['points_earned']:g}/{h['points_possible']:g}"
+                for h in r.hunts), markup=False, highlight=False)
+    if not any(r.per_session or r.best or r.hunts for r in rows):
         out.print("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.")
 
 
