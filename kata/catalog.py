@@ -338,6 +338,37 @@ def load_kata(root: Path, slug: str) -> Kata:
     return kata
 
 
+def _question(where: str, raw, kata_of) -> Question:
+    """One [[questions]] table of an exam file, checked."""
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{where} must be a table ([[questions]])")
+    _check_keys(where, raw, QUESTION_REQUIRED, QUESTION_OPTIONAL)
+    kata = kata_of(where, raw["kata"])
+    if raw["minutes"] <= 0:
+        raise CatalogError(f"{where}: minutes must be a positive whole number, got {raw['minutes']}")
+    reveal = raw.get("reveal", "all")
+    if reveal not in REVEALS:
+        raise CatalogError(f"{where}: reveal '{reveal}' must be one of {', '.join(REVEALS)}")
+    all_levels = tuple(lv.number for lv in kata.levels) if kata is not None else ()
+    levels = raw.get("levels", list(all_levels))
+    if not levels:
+        raise CatalogError(f"{where}: 'levels' is empty: list the kata levels it covers, e.g. [1, 2]")
+    for lv in levels:
+        if isinstance(lv, bool) or not isinstance(lv, int):
+            raise CatalogError(f"{where}: every item of 'levels' must be a level number, got {lv!r}")
+        if kata is not None and lv not in all_levels:
+            raise CatalogError(f"{where}: kata '{raw['kata']}' has no level {lv} (levels are 1..{len(all_levels)})")
+    if len(set(levels)) != len(levels):
+        raise CatalogError(f"{where}: a level is listed twice in 'levels': list each once")
+    kind = raw.get("kind", "kata")
+    if kind not in KINDS:
+        raise CatalogError(f"{where}: kind '{kind}' must be one of {', '.join(KINDS)}")
+    if kind == "hunt" and sorted(levels) != list(range(1, len(levels) + 1)):
+        raise CatalogError(f"{where}: a hunt covers levels 1..N (the code handed out is "
+                           f"those levels'), got {sorted(levels)}: list them from 1")
+    return Question(raw["kata"], tuple(sorted(levels)), raw["minutes"], reveal, kind)
+
+
 def load_exam(root: Path, name: str, known_katas) -> Exam:
     """exams/<name>.toml. `known_katas`: slug -> the kata's Kata (or anything with .levels and
     .minutes); a set of slugs is accepted for the old form's checks only.
@@ -375,34 +406,7 @@ def load_exam(root: Path, name: str, known_katas) -> Exam:
         if not data["questions"]:
             raise CatalogError(f"{path}: 'questions' is empty: add at least one [[questions]] table")
         for i, raw in enumerate(data["questions"], start=1):
-            where = f"{path}: questions[{i}]"
-            if not isinstance(raw, dict):
-                raise CatalogError(f"{where} must be a table ([[questions]])")
-            _check_keys(where, raw, QUESTION_REQUIRED, QUESTION_OPTIONAL)
-            kata = kata_of(where, raw["kata"])
-            if raw["minutes"] <= 0:
-                raise CatalogError(f"{where}: minutes must be a positive whole number, got {raw['minutes']}")
-            reveal = raw.get("reveal", "all")
-            if reveal not in REVEALS:
-                raise CatalogError(f"{where}: reveal '{reveal}' must be one of {', '.join(REVEALS)}")
-            all_levels = tuple(lv.number for lv in kata.levels) if kata is not None else ()
-            levels = raw.get("levels", list(all_levels))
-            if not levels:
-                raise CatalogError(f"{where}: 'levels' is empty: list the kata levels it covers, e.g. [1, 2]")
-            for lv in levels:
-                if isinstance(lv, bool) or not isinstance(lv, int):
-                    raise CatalogError(f"{where}: every item of 'levels' must be a level number, got {lv!r}")
-                if kata is not None and lv not in all_levels:
-                    raise CatalogError(f"{where}: kata '{raw['kata']}' has no level {lv} (levels are 1..{len(all_levels)})")
-            if len(set(levels)) != len(levels):
-                raise CatalogError(f"{where}: a level is listed twice in 'levels': list each once")
-            kind = raw.get("kind", "kata")
-            if kind not in KINDS:
-                raise CatalogError(f"{where}: kind '{kind}' must be one of {', '.join(KINDS)}")
-            if kind == "hunt" and sorted(levels) != list(range(1, len(levels) + 1)):
-                raise CatalogError(f"{where}: a hunt covers levels 1..N (the code handed out is "
-                                   f"those levels'), got {sorted(levels)}: list them from 1")
-            questions.append(Question(raw["kata"], tuple(sorted(levels)), raw["minutes"], reveal, kind))
+            questions.append(_question(f"{path}: questions[{i}]", raw, kata_of))
         slugs = [q.kata for q in questions]
         if len(set(slugs)) != len(slugs):
             dup = next(s for s in slugs if slugs.count(s) > 1)

@@ -585,6 +585,8 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
               f"[bold]{rev.points_earned:g}/{rev.points_possible:g}[/] points")
     for i, q in enumerate(rev.questions, start=1):
         con.rule(f"Q{i}. {q.title} ({q.slug})")
+        if q.hunt:
+            _print_hunt(con, q.hunt, clock)
         if q.result is None:
             con.print(f"  no submission before the cutoff: 0/{q.points_possible:g}")
             continue
@@ -598,8 +600,6 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
                       + f" (of levels {', '.join(map(str, q.levels))})")
         if q.submit_times:
             con.print("  submitted at: " + ", ".join(clock(t) for t in q.submit_times))
-        if q.hunt:
-            _print_hunt(con, q.hunt, clock)
         con.print(level_table(q.result, ""))
         review_lines(q.result, mode)
 

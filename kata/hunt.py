@@ -266,8 +266,8 @@ class Pin:
 def pin_limits():
     from kata.grading import Limits
 
-    return Limits(test_timeout=3.0, hard_test_grace=2.0, wall_timeout=40.0, import_timeout=10.0,
-                  strike_timeout=2.0)
+    return Limits(test_timeout=2.0, hard_test_grace=2.0, wall_timeout=40.0, import_timeout=10.0,
+                  strike_timeout=1.0)
 
 
 def variants(kata: Kata, bug_name: str, max_level: int) -> list[Bug]:
@@ -392,3 +392,46 @@ def _hidden_failures(kata: Kata, code: str, max_level: int) -> set[str]:
         path.write_text(code, encoding="utf-8")
         result = grade(kata, path, levels=list(range(1, max_level + 1)))
     return {t.name for t in result.tests if t.status != PASS}
+
+
+# --- for `kata validate` ----------------------------------------------------------------------
+
+
+def drawable(kata: Kata, limits=None) -> tuple[bool, str]:
+    """Whether level-1 hunts (the ai-review exam's) can be drawn for the kata: some zoo bug is in
+    the level-1 code, the cut reference (rewritten, as a pin sees it) passes every level-1 hidden
+    test, and every drawable bug, cut the same way, still fails one. One child process.
+
+    Example: drawable(kata) -> (True, '14 level-1 hunts (31 at any level); the cut reference passes level 1')"""
+    from kata.grading import PASS, Limits, private_copy, run_tests
+    from kata.pytest_plugin import SWEEP_SKIP
+    from kata.rewrite import rewrite
+
+    found = bugs(kata, 1)
+    if not found:
+        return False, f"no zoo bug of level 1 changes the level-1 code: add one to {kata.bugs.name}/"
+    stub = kata.stub.read_text(encoding="utf-8")
+    rng = random.Random(0)
+    with tempfile.TemporaryDirectory(prefix="kata-hunts-") as tmp:
+        root = private_copy(kata, Path(tmp))
+        impls = {}
+        for name, text in [(None, kata.solution.read_text(encoding="utf-8"))] + [(b.name, b.text) for b in found]:
+            where = Path(tmp) / "impl" / (name or "_reference")
+            where.mkdir(parents=True)
+            path = (where / kata.module).resolve()
+            path.write_text(rewrite(cut(text, stub, 1), rng), encoding="utf-8")
+            impls[str(path)] = name
+        result = run_tests([root / "graders" / kata.slug], None, kata.module_name, root,
+                           limits or Limits(), sweep=list(map(Path, impls)), levels=[1])
+    failed = {impls.get(t.impl) for t in result.tests
+              if t.status != PASS and SWEEP_SKIP not in (t.message or "")}
+    ran = {impls.get(t.impl) for t in result.tests}
+    if None in failed or None not in ran:
+        bad = next((t for t in result.tests if impls.get(t.impl) is None and t.status != PASS), None)
+        return False, ("the reference cut to level 1 fails " + (f"{bad.name}: {bad.message}" if bad
+                       else f"to run: {result.message}"))
+    missed = sorted(b.name for b in found if b.name not in failed)
+    if missed:
+        return False, f"cut to level 1, these bugs pass every level-1 hidden test: {', '.join(missed)}"
+    total = len(bugs(kata, len(kata.levels)))
+    return True, f"{len(found)} level-1 hunts ({total} at any level); the cut reference passes level 1"
