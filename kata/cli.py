@@ -60,12 +60,25 @@ def full_only(*args, **kwargs):
     return app.command(*args, **kwargs)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"kata {version('kata-workbook')}")
+        except PackageNotFoundError:  # pragma: no cover - run from a tree that was never installed
+            typer.echo("kata (not installed)")
+        raise typer.Exit()
+
+
 @app.callback()
 def main(
     workbook: Optional[Path] = typer.Option(
         None, "--workbook", envvar="KATA_WORKBOOK",
         help="A workbook folder (katas/, solutions/, graders/, exams/) to use instead of this one.",
     ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print kata's version and exit."),
 ) -> None:
     """Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.
 
@@ -202,10 +215,14 @@ def _interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def emit_json(data) -> None:
+JSON_VERSION = 1  # the shape of every --json output (docs/FORMATS.md); bumped on a breaking change
+
+
+def emit_json(data: dict) -> None:
+    """Every --json output is one object whose first field is `version` (docs/FORMATS.md)."""
     import json
 
-    typer.echo(json.dumps(data, indent=2, default=str))
+    typer.echo(json.dumps({"version": JSON_VERSION, **data}, indent=2, default=str))
 
 
 def out():
@@ -221,6 +238,19 @@ def _rel(wb, path: Path) -> str:
         except ValueError:
             continue
     return str(path)
+
+
+# --- a workbook of your own --------------------------------------------------
+
+
+@app.command()
+@handled
+def init(directory: Path = typer.Argument(..., help="A new (or empty) folder for the workbook.")) -> None:
+    """Make a workbook folder to practise in, from the katas kata was installed with."""
+    from kata.init import init_workbook
+
+    target = init_workbook(directory)
+    typer.echo(f"Made a workbook in {target}.\nNext: cd {directory} && kata start")
 
 
 # --- browsing ---------------------------------------------------------------
@@ -410,6 +440,8 @@ def check(
     all_: bool = typer.Option(False, "--all", help="Every test, and every failure in full."),
     failed: bool = typer.Option(False, "--failed", help="Every failing test in full, no passes."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+                                             help="Also write JUnit XML (a suite per kata, file and line per test)."),
 ) -> None:
     """Run the visible tests on your workspace file: a summary per level and the first failures in
     full (--failed: every failure; --all: everything)."""
@@ -422,8 +454,12 @@ def check(
         clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "visible tests") as progress:
         graded = session.check(wb, katas, progress)
+    if junit_xml is not None:
+        from kata.formats import write_junit
+
+        write_junit([(g.kata, g.result) for g in graded], junit_xml)
     if as_json:
-        emit_json([{"kata": g.kata.slug, **g.result.to_json()} for g in graded])
+        emit_json({"results": [{"kata": g.kata.slug, **g.result.to_json()} for g in graded]})
     else:
         long_output = (all_ or failed) and _interactive()
         with (out().pager(styles=True) if long_output else contextlib.nullcontext()):
@@ -442,6 +478,8 @@ def submit(
                                          autocompletion=complete_slug),
     all_: bool = typer.Option(False, "--all", help="Submit every kata of the live session."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+                                             help="Also write JUnit XML (a suite per kata, file and line per test)."),
 ) -> None:
     """Grade your workspace file on the hidden suite and record the submission."""
     from kata import session
@@ -453,6 +491,12 @@ def submit(
         clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "hidden suite") as progress:
         graded = session.submit(wb, katas, progress)
+    if junit_xml is not None:
+        from kata.formats import redacted, write_junit
+
+        # during a session the file shows what this command shows: levels and pass/fail only
+        write_junit([(g.kata, redacted(g.result) if g.session is not None else g.result) for g in graded],
+                    junit_xml)
     if as_json:
         rows = []
         for g in graded:
@@ -462,7 +506,7 @@ def submit(
                 data["tests"] = [{"name": f"hidden test {i}", "status": t["status"],
                                   "task_id": t["task_id"]} for i, t in enumerate(data["tests"], 1)]
             rows.append(data)
-        emit_json(rows)
+        emit_json({"results": rows})
     else:
         con = out()
         for g in graded:
@@ -628,10 +672,10 @@ def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
 
     rows = session.progress(workbook())
     if as_json:
-        emit_json([{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
+        emit_json({"katas": [{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
                     "sessions": [{"session": sid, "points_earned": pts} for sid, pts in r.per_session],
                     "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()},
-                    "hunts": r.hunts} for r in rows])
+                    "hunts": r.hunts} for r in rows]})
         return
     progress_lines(rows)
 
@@ -651,9 +695,9 @@ def snapshots(
     kata = wb.kata(slug)
     snaps = session.open_store(wb).snapshots(None, kata.slug)
     if as_json:
-        emit_json([{"n": i, "saved_at": s.submitted_at, "session": s.session_id, "suite": s.suite,
+        emit_json({"snapshots": [{"n": i, "saved_at": s.submitted_at, "session": s.session_id, "suite": s.suite,
                     "points_earned": s.points_earned, "auto": s.auto, "lines": len(s.code.splitlines())}
-                   for i, s in enumerate(snaps, start=1)])
+                   for i, s in enumerate(snaps, start=1)]})
         return
     if not snaps:
         typer.echo(f"No snapshots of {slug} yet: every `kata check` and `kata submit` takes one.")
@@ -725,13 +769,13 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
     rows = session.history(workbook())
     if as_json:
-        emit_json([{"session": r.session.id, "kind": r.session.kind, "name": r.session.name,
+        emit_json({"sessions": [{"session": r.session.id, "kind": r.session.kind, "name": r.session.name,
                     "status": r.session.status, "started_at": r.session.started_at,
                     "points_earned": r.points_earned, "points_possible": r.points_possible,
                     "auto_submitted": r.auto_submitted,
                     "level_passed_s": {slug: {str(lv): t for lv, t in sp.items()}
                                        for slug, sp in r.splits.items()}}
-                   for r in rows])
+                   for r in rows]})
         return
     if not rows:
         typer.echo("No sessions yet. Start one with `kata start`.")
@@ -814,7 +858,7 @@ def _mutants(wb, slugs: list[str], workers: int, as_json: bool) -> None:
             typer.echo(f"{slug}: mutation testing the reference (this takes a while)...", err=True)
         reports.append(run_mutants(wb.kata(slug), workers))
     if as_json:
-        emit_json([r.to_json() for r in reports])
+        emit_json({"katas": [r.to_json() for r in reports]})
         return
     con = out()
     for r in reports:
@@ -870,6 +914,38 @@ def bundle(
                "&& .venv/bin/kata start")
 
 
+@full_only()
+@handled
+def runner(
+    slug: str = typer.Argument(..., help="The kata.", autocompletion=complete_slug),
+    input_dir: Path = typer.Argument(..., help="A folder holding the solution file (the kata's module)."),
+    output_dir: Path = typer.Argument(..., help="Where to write results.json (made if missing)."),
+) -> None:
+    """Exercism's test-runner interface: grade INPUT_DIR's solution on the hidden suite and write
+    OUTPUT_DIR/results.json (version 3); exits 0 whatever the tests say."""
+    import json
+
+    from kata.catalog import Workbook
+    from kata.formats import exercism_results
+    from kata.grading import grade
+
+    kata = Workbook.find(_state["workbook"]).kata(slug)
+    if not input_dir.is_dir():
+        fail(f"INPUT_DIR {input_dir}: not a folder: give the folder that holds {kata.module}")
+    solution = input_dir / kata.module
+    if solution.is_file():
+        results = exercism_results(kata, grade(kata, solution, "hidden"))
+    else:
+        results = {"version": 3, "status": "error", "tests": [],
+                   "message": f"{kata.module} not found in the submission: name the solution file "
+                              f"{kata.module}"}
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        (output_dir / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        fail(f"OUTPUT_DIR {output_dir}: cannot write results.json ({exc.strerror})")
+
+
 @full_only("grade-batch")
 @handled
 def grade_batch(
@@ -878,6 +954,8 @@ def grade_batch(
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Gradings at once (default: the number of cores)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="Grade only slice K of N, e.g. 2/4."),
     timeout: float = typer.Option(20.0, "--timeout", min=0.5, help="Seconds one hidden test may run."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+                                             help="Also write JUnit XML (a suite per student and kata)."),
 ) -> None:
     """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook."""
     import os
@@ -892,12 +970,20 @@ def grade_batch(
     submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
     students = discover(wb, submissions)
     total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
+    results: list = []  # (student, slug, SuiteResult), for --junit-xml
     with Progress(console=out(), transient=True) as progress:
         task = progress.add_task("grading", total=total)
         book = run(wb, submissions, workers or os.cpu_count() or 1, shard,
                    on_done=lambda row: progress.advance(task),
-                   limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)))
+                   limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)),
+                   on_result=lambda student, slug, result: results.append((student, slug, result)))
     json_path, csv_path = write_gradebook(book, out_dir)
+    if junit_xml is not None:
+        from kata.formats import write_junit
+
+        results.sort(key=lambda item: (item[0], item[1]))
+        write_junit([(wb.kata(slug), result) for _, slug, result in results], junit_xml,
+                    names=[f"{student}/{slug}" for student, slug, _ in results])
     con = out()
     con.print(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
               f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}")

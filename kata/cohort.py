@@ -25,7 +25,8 @@ from typing import Callable
 
 from kata.catalog import BUNDLE_MARKER, CatalogError, Kata, Workbook
 
-IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info")
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info",
+                                "_content")  # _content: the katas a wheel carries, solutions included
 
 
 # --- the student bundle -----------------------------------------------------
@@ -166,7 +167,8 @@ class Row:
 
 
 def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | None = None,
-                on_done: Callable[[Row], None] | None = None, limits=None) -> dict:
+                on_done: Callable[[Row], None] | None = None, limits=None,
+                on_result: Callable[[str, str, object], None] | None = None) -> dict:
     """Grade a cohort (or one shard of it); return the gradebook as a dict.
 
     Every hidden suite is checked against its manifest once and copied to a private snapshot
@@ -187,10 +189,10 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
             verify_manifest(kata)
             snapshot = private_copy(kata, Path(tmp))
         katas = {slug: load_kata(snapshot, slug) for slug in wb.slugs()}
-        return _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers)
+        return _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers, on_result)
 
 
-def _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers) -> dict:
+def _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers, on_result=None) -> dict:
     from kata.grading import Limits, child_guard, grade
 
     jobs: list[tuple[str, Kata, Path | None]] = []
@@ -208,6 +210,8 @@ def _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers) -
         except Exception as exc:  # one broken submission never stops the batch
             return Row(student, kata.slug, "error", 0.0, kata.points, [0.0] * len(kata.levels), [],
                        f"grading failed: {type(exc).__name__}: {exc}")
+        if on_result:  # the full result, for JUnit (the gradebook keeps a summary)
+            on_result(student, kata.slug, result)
         return Row(student, kata.slug, result.status, result.points_earned, kata.points,
                    [lv.points_earned for lv in result.levels],
                    [t.name for t in result.tests if t.status != "pass"], result.message)
@@ -261,8 +265,24 @@ def merge(books: list[dict]) -> dict:
     return gradebook(rows, katas, "1/1", students)
 
 
+def wide_rows(book: dict) -> list[list]:
+    """One row per student, a column of points per kata, then the total: the shape Canvas and
+    Gradescope import (the long form, a row per student and kata, is gradebook.csv)."""
+    slugs = list(book["katas"])
+    points = {(r["student"], r["kata"]): r["points_earned"] for r in book["rows"]}
+    possible = {r["kata"]: r["points_possible"] for r in book["rows"]}
+    header = ["student", *slugs, "total", "possible"]
+    rows: list[list] = [header]
+    for student in book["students"]:
+        earned = [points.get((student, slug), 0.0) for slug in slugs]
+        rows.append([student, *earned, round(sum(earned), 6),
+                     sum(possible.get(slug, 0) for slug in slugs)])
+    return rows
+
+
 def write_gradebook(book: dict, out: Path) -> tuple[Path, Path]:
-    """gradebook.json and gradebook.csv (one row per student and kata, points per level)."""
+    """gradebook.json, gradebook.csv (one row per student and kata, points per level) and
+    gradebook-wide.csv (one row per student, a column per kata: for LMS import)."""
     out.mkdir(parents=True, exist_ok=True)
     json_path, csv_path = out / "gradebook.json", out / "gradebook.csv"
     json_path.write_text(json.dumps(book, indent=2) + "\n")
@@ -276,4 +296,7 @@ def write_gradebook(book: dict, out: Path) -> tuple[Path, Path]:
         w.writerow([r["student"], r["kata"], r["status"], r["points_earned"], r["points_possible"],
                     *levels, len(r["failed"])])
     csv_path.write_text(buf.getvalue())
+    wide = io.StringIO()
+    csv.writer(wide, lineterminator="\n").writerows(wide_rows(book))
+    (out / "gradebook-wide.csv").write_text(wide.getvalue())
     return json_path, csv_path

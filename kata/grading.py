@@ -172,6 +172,12 @@ def _limit_child(memory_bytes: int, cpu_seconds: int, parent_pid: int):
     return apply
 
 
+def _pycache_dir() -> Path:
+    from platformdirs import user_cache_path
+
+    return user_cache_path("kata-workbook", appauthor=False) / "pycache"
+
+
 def _child_env(tmp: Path, secret_fd: int) -> dict:
     env = dict(os.environ)
     for var in ("PYTHONDONTWRITEBYTECODE", "PYTEST_ADDOPTS", "PYTEST_PLUGINS",
@@ -181,6 +187,9 @@ def _child_env(tmp: Path, secret_fd: int) -> dict:
     env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(tmp / "hypothesis")
     env["PYTHONHASHSEED"] = "0"
     env["KATA_SECRET_FD"] = str(secret_fd)
+    # bytecode (pytest's rewritten test modules included) goes to the user's cache folder, never
+    # beside an installed package: grading writes nothing under site-packages
+    env["PYTHONPYCACHEPREFIX"] = str(_pycache_dir())
     return env
 
 
