@@ -150,6 +150,9 @@ class Bug:
 def bugs(kata: Kata, max_level: int) -> list[Bug]:
     """The zoo patches a hunt of levels 1..max_level can hand out: their level is covered and the
     cut code still differs from the cut reference."""
+    if not kata.solution.is_file():
+        raise CatalogError(f"{kata.slug}: no reference solution in this workbook (a student bundle?): "
+                           "hunts are drawn from it, so run them in the full workbook")
     reference = kata.solution.read_text(encoding="utf-8")
     stub = kata.stub.read_text(encoding="utf-8")
     correct = cut(reference, stub, max_level)
@@ -289,16 +292,12 @@ def judge(kata: Kata, bug_name: str | None, max_level: int, test_code: str) -> P
         return Pin("error", f"your test file does not parse (line {exc.lineno}: {exc.msg}): fix it")
     if claims_correct(test_code) and bug_name is not None:
         return Pin("missed", "your file says the code is correct, but it has a bug")
-    stub = kata.stub.read_text(encoding="utf-8")
-    planted = handout(kata, bug_name, max_level)
-    correct = handout(kata, None, max_level)
-    others = variants(kata, bug_name, max_level) if bug_name is not None else []
-    runs = _run_pin(kata, test_code, [planted, correct] + [cut(v.text, stub, max_level) for v in others])
+    runs = _run_pin(kata, test_code, [handout(kata, bug_name, max_level), handout(kata, None, max_level)])
     if isinstance(runs, Pin):
         if runs.verdict == "no_test" and claims_correct(test_code):
             return Pin("correct_claim", "the code was correct, and your file says so")
         return runs
-    on_planted, on_correct, on_others = runs[0], runs[1], runs[2:]
+    on_planted, on_correct = runs
     if claims_correct(test_code):
         if on_planted is not None:
             return Pin("wrong_claim", f"your file says the code is correct, but {on_planted}")
@@ -310,22 +309,35 @@ def judge(kata: Kata, bug_name: str | None, max_level: int, test_code: str) -> P
                    "(a file that finds no bug says HUNT_VERDICT = \"correct\")")
     if on_planted is None:
         return Pin("not_caught", "every test passes on the handed-out code: it does not pin the bug")
+    return _specific(kata, bug_name, max_level, test_code) or \
+        Pin("pinned", f"fails on the handed-out code ({on_planted}) and passes on correct code")
+
+
+def _specific(kata: Kata, bug_name: str, max_level: int, test_code: str) -> Pin | None:
+    """None when the test passes on every variant that breaks another rule, else the verdict."""
+    stub = kata.stub.read_text(encoding="utf-8")
+    others = variants(kata, bug_name, max_level)
+    if not others:
+        return None
+    runs = _run_pin(kata, test_code, [cut(v.text, stub, max_level) for v in others])
+    if isinstance(runs, Pin):
+        return runs
     planted_fails: list[set[str]] = []  # the planted bug's failing hidden tests, once needed
-    for variant, failed in zip(others, on_others):
+    for variant, failed in zip(others, runs):
         if failed is not None and not _same_rule(kata, bug_name, variant, max_level, planted_fails):
             return Pin("not_specific", "your test also fails on code with a different bug "
                        f"({variant.header.get('Bug', variant.name)}): pin this bug's rule")
-    return Pin("pinned", f"fails on the handed-out code ({on_planted}) and passes on correct code")
+    return None
 
 
 def _run_pin(kata: Kata, test_code: str, codes: list[str]) -> list[str | None] | Pin:
     """Run the test file on each code (rewritten and compiled afresh), in one child; per code:
     None if every test passed, else 'TEST: message' of the first failure."""
+    import shutil
+
     from kata.grading import PASS, run_tests
     from kata.pytest_plugin import SWEEP_SKIP
     from kata.rewrite import rewrite
-
-    import shutil
 
     rng = random.Random(secrets.randbits(64))
     with tempfile.TemporaryDirectory(prefix="kata-hunt-") as tmp:

@@ -121,11 +121,8 @@ def totals(result) -> tuple[float, float]:
 
 def progress_rows(store, sessions, slug: str) -> list[dict]:
     """Per session that held a hunt of this kata: its official pin verdict and points."""
-    from kata.store import Session
-
     rows = []
     for s in sessions:
-        s: Session
         q = next((Question.from_json(x) for x in (s.questions or ()) if x.get("kata") == slug), None)
         if q is None or not q.is_hunt:
             continue

@@ -150,13 +150,13 @@ def test_kata_hunt_pin_then_fix_then_review(isolated_state):
     assert code.read_text() == hunt.handout(LRU, "bool_capacity", 1)
     (isolated_state / "workspace" / "test_hunt_lru_kv_cache.py").write_text(PIN)
 
-    first = json.loads(kata("submit", "--json", code=1).output)[0]
+    first = json.loads(kata("submit", "--json", code=1).output)["results"][0]
     assert first["hunt"]["verdict"] == "pinned"
     assert (first["hunt"]["points_earned"], first["hunt"]["points_possible"]) == (40.0, 40.0)
     assert first["points_earned"] < first["points_possible"] == 40  # the fix is still to come
 
     shutil.copyfile(LRU.solution, code)  # the reference over the code earns the fix points
-    second = json.loads(kata("submit", "--json").output)[0]
+    second = json.loads(kata("submit", "--json").output)["results"][0]
     assert second["points_earned"] == second["points_possible"] == 40
     assert second["hunt"]["verdict"] == "pinned"
 
@@ -165,7 +165,7 @@ def test_kata_hunt_pin_then_fix_then_review(isolated_state):
     assert "80/80 points" in review
     assert "the bug (bool_capacity, level 1): capacity True is accepted as 1" in review
     assert "it breaks: " in review and "pinned at " in review and "fixed at " in review
-    hunts = {r["kata"]: r["hunts"] for r in json.loads(kata("progress", "--json").output)}
+    hunts = {r["kata"]: r["hunts"] for r in json.loads(kata("progress", "--json").output)["katas"]}
     assert hunts["lru-kv-cache"][0]["verdict"] == "pinned"
     assert "hunts: S1 pinned 80/80" in kata("progress").output
 
@@ -174,7 +174,7 @@ def test_the_same_pin_against_a_decoy_is_a_wrong_claim(isolated_state):
     kata("hunt", "lru-kv-cache", "--decoy", "--yes")
     assert (isolated_state / "workspace" / "lru_kv_cache.py").read_text() == hunt.handout(LRU, None, 1)
     (isolated_state / "workspace" / "test_hunt_lru_kv_cache.py").write_text(PIN)
-    data = json.loads(kata("submit", "--json").output)[0]
+    data = json.loads(kata("submit", "--json").output)["results"][0]
     assert data["hunt"]["verdict"] == "wrong_claim" and data["hunt"]["points_earned"] == 0
 
 
@@ -211,4 +211,4 @@ def test_ai_review_draws_four_hunts_by_seed_and_reviews_their_headers():
     for name in planted:
         assert f"the bug ({name}, level 1): " in review
     assert review.count("a decoy") == draws[2].count(None)
-    assert json.loads(kata("history", "--json").output)[0]["name"] == "ai-review"
+    assert json.loads(kata("history", "--json").output)["sessions"][0]["name"] == "ai-review"
