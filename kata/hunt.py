@@ -24,7 +24,7 @@ every hidden test earns half: spotting the bug before fixing it is the skill pra
 
 Example:
     text = handout(kata, "bool_capacity", 1)   -> the reference's level 1, with the bug in it
-    judge(kata, ("bool_capacity",), 1, test_code).verdict   -> 'pinned' | 'not_caught' | ...
+    judge(kata, "bool_capacity", 1, test_code).verdict   -> 'pinned' | 'not_caught' | ...
 """
 
 from __future__ import annotations

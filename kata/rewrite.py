@@ -18,7 +18,7 @@ What it changes (each one safe by construction; where it is not sure, it leaves 
 
 Example:
     rewrite("def _h(x):\\n    y = x + 1  # one more\\n    return y\\n", random.Random(1))
-    -> 'def _r3f9a(x):\\n    v_8c1e = x + 1\\n    return v_8c1e'   (names depend on the generator)
+    -> 'def _h2265b1f5(x):\\n    v_91b7584a = x + 1\\n    return v_91b7584a\\n'   (names depend on the generator)
 """
 
 from __future__ import annotations

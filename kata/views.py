@@ -140,7 +140,8 @@ def briefing(plan, bundle: bool = False) -> None:
                   else "level " + ", ".join(map(str, q.levels)) if len(q.levels) == 1
                   else "levels " + ", ".join(map(str, q.levels)))
         how = ", one at a time" if q.reveal == "progressive" and len(q.levels) > 1 else ""
-        out.print(f"  Q{i}. {escape(kata.title)} ({kata.slug}): {levels}{how}, "
+        kind = "review the code of " if getattr(q, "is_hunt", False) else ""
+        out.print(f"  Q{i}. {escape(kata.title)} ({kata.slug}): {kind}{levels}{how}, "
                   f"about {q.minutes:g} min")
     out.print("")
     out.print("Rules:")
