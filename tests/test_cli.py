@@ -152,7 +152,7 @@ def test_validate_json_on_the_fixture(wb):
     (wb / "tests" / "bugs" / "adder" / "neg_forgets_sign.patch").write_text(
         make_patch(ref, ref.replace("return -a", "return a"), "adder", "neg_forgets_sign",
                    {"Bug": "neg returns a", "Level": "2"}))
-    data = json.loads(kata("validate", "adder", "--json").output)
+    data = json.loads(kata("validate", "adder", "--json", code=1).output)
     failed = {c["name"]: c["detail"] for c in data["katas"][0]["checks"] if not c["ok"]}
     assert set(failed) == {"zoo-headers", "hunts"}, failed
     assert "neg_forgets_sign.patch: no Breaks: line" in failed["zoo-headers"]
