@@ -517,8 +517,8 @@ class Workbook:
 
     def kata(self, slug: str) -> Kata:
         if not SLUG_RE.match(slug) or not (self.root / "katas" / slug / "kata.toml").is_file():
-            known = ", ".join(self.slugs()) or "none"
-            raise CatalogError(f"unknown kata '{slug}'.{did_you_mean(slug, self.slugs())} Known katas: {known}")
+            hint = did_you_mean(slug, self.slugs()) or " `kata list` shows the katas."
+            raise CatalogError(f"unknown kata '{slug}'.{hint}")
         return load_kata(self.root, slug)
 
     def katas(self) -> list[Kata]:

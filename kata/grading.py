@@ -407,7 +407,9 @@ def run_tests(
     `root` is the (private) workbook the child runs in; `paths` lie under it. `sweep`: run every
     test once per implementation in the list instead (see the plugin). `canaries`: insert tests
     that must fail, to prove the verdicts were not forged (off in sweep mode). `levels`: run only
-    the tests of these levels. `on_progress(done, total, level)` is called as each test finishes.
+    the tests of these levels. `on_progress(done, total, level)` is called once the tests are
+    collected (level None) and as each test finishes; done counts the suite's own tests only
+    (never the canaries), so it never exceeds total.
     """
     with child_guard():
         return _run(paths, impl, module_name, root, limits, junit_xml, sweep,
@@ -502,6 +504,8 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
                                     points=t.get("points") if t.get("points") is not None else 1.0,
                                     edge=t.get("edge"), impl=t.get("impl"),
                                 )
+                        if on_progress is not None and tests:  # the total, before any result
+                            on_progress(len(finished.intersection(tests)), len(tests), None)
                     elif kind == "import":
                         if ev.get("state") == "start":
                             state["importing"] = time.monotonic()
@@ -540,7 +544,8 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
                             finished.add(test_id)
                             state["current"] = None
                             if on_progress is not None and test_id in tests:
-                                on_progress(len(finished), len(tests), tests[test_id].task_id)
+                                on_progress(len(finished.intersection(tests)), len(tests),
+                                            tests[test_id].task_id)
                     elif kind == "tampered":
                         distrust("the grading machinery was changed while your code ran "
                                  f"({', '.join(ev.get('what', []))[:200]}, {ev.get('when')})")

@@ -104,6 +104,10 @@ MIGRATIONS: dict[int, list[str]] = {
 }
 
 
+# rows that no later regrade replaced (a regrade points at what it replaced through regrade_of)
+_CURRENT = "id NOT IN (SELECT regrade_of FROM submissions WHERE regrade_of IS NOT NULL)"
+
+
 class StoreError(Exception):
     """A state problem the user can act on (a live session in the way, no such session...)."""
 
@@ -155,6 +159,8 @@ class Submission:
     status: str
     suite: str
     auto: bool = False
+    suite_version: str | None = None  # the hidden suite that graded it (kata.suites); None before v3
+    regrade_of: int | None = None  # the submission this one regraded on a later suite
 
 
 def still_live_message(session: Session, now: float) -> str:
@@ -173,7 +179,8 @@ def _session(row) -> Session:
 def _submission(row) -> Submission:
     return Submission(row["id"], row["session_id"], row["slug"], row["submitted_at"], row["code"],
                       json.loads(row["result"]), row["points_earned"], row["points_possible"],
-                      row["status"], row["suite"], bool(row["auto"]))
+                      row["status"], row["suite"], bool(row["auto"]), row["suite_version"],
+                      row["regrade_of"])
 
 
 _CHECKED: set[tuple] = set()  # (path, inode, size) of stores this process found intact
@@ -343,24 +350,29 @@ class Store:
 
     def add_submission(self, session_id: int | None, slug: str, code: str, result: dict,
                        now: float, suite: str = "hidden", auto: bool = False,
-                       points: tuple[float, float] | None = None) -> Submission:
+                       points: tuple[float, float] | None = None,
+                       suite_version: str | None = None, regrade_of: int | None = None) -> Submission:
         """`points`: (earned, possible) when the question's score is more than the result's
         (a hunt adds its pin to the fix); default the result's own."""
         earned, possible = points or (result.get("points_earned", 0.0), result.get("points_possible", 0))
         with self.transaction() as db:
             cur = db.execute(
                 "INSERT INTO submissions (session_id, slug, submitted_at, code, result, "
-                "points_earned, points_possible, status, suite, auto) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "points_earned, points_possible, status, suite, auto, suite_version, regrade_of) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (session_id, slug, now, code, json.dumps(result), earned,
-                 possible, result.get("status", "error"), suite, int(auto)),
+                 possible, result.get("status", "error"), suite, int(auto),
+                 suite_version, regrade_of),
             )
             row = db.execute("SELECT * FROM submissions WHERE id = ?", (cur.lastrowid,)).fetchone()
         return _submission(row)
 
     def submissions(self, session_id: int | None = None, slug: str | None = None,
-                    suite: str | None = "hidden") -> list[Submission]:
-        sql, args = "SELECT * FROM submissions WHERE 1=1", []
+                    suite: str | None = "hidden", current: bool = True) -> list[Submission]:
+        """Submissions oldest first. current=True: a regraded submission appears as its latest
+        regrade (same time and code, today's suite); current=False: the originals only."""
+        sql = "SELECT * FROM submissions WHERE " + (_CURRENT if current else "regrade_of IS NULL")
+        args: list = []
         if suite is not None:
             sql += " AND suite = ?"
             args.append(suite)
@@ -378,7 +390,7 @@ class Store:
         points; of equals, the later)."""
         row = self.db.execute(
             "SELECT * FROM submissions WHERE session_id = ? AND slug = ? AND submitted_at <= ? "
-            "AND suite = 'hidden' ORDER BY points_earned DESC, submitted_at DESC, id DESC LIMIT 1",
+            f"AND suite = 'hidden' AND {_CURRENT} ORDER BY points_earned DESC, submitted_at DESC, id DESC LIMIT 1",
             (session.id, slug, session.cutoff()),
         ).fetchone()
         return _submission(row) if row else None
@@ -388,7 +400,7 @@ class Store:
 
     def snapshots(self, session_id: int | None, slug: str) -> list[Submission]:
         """Every saved version of the learner's file (checks, submissions, watch saves), oldest first."""
-        return self.submissions(session_id=session_id, slug=slug, suite=None)
+        return self.submissions(session_id=session_id, slug=slug, suite=None, current=False)
 
     # --- settling a session that ran out ---------------------------------------
 
@@ -417,8 +429,8 @@ class Store:
         scores a pin and a fix, is not a kata score: `kata progress` lists those beside)."""
         rows = self.db.execute(
             "SELECT slug, MAX(points_earned) AS best, MAX(points_possible) AS possible "
-            "FROM submissions WHERE suite = 'hidden' AND json_extract(result, '$.hunt') IS NULL "
-            "GROUP BY slug"
+            f"FROM submissions WHERE suite = 'hidden' AND {_CURRENT} "
+            "AND json_extract(result, '$.hunt') IS NULL GROUP BY slug"
         ).fetchall()
         return {r["slug"]: (r["best"], r["possible"]) for r in rows}
 
