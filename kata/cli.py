@@ -470,7 +470,7 @@ def hunt(
     """Review code an assistant wrote: a timed question whose workspace file has one bug in it.
     Pin the bug with a test in workspace/test_hunt_<module>.py, then fix the code; `kata submit`
     grades both, and `kata review` shows the bug after the session."""
-    from kata.hunt_questions import plan_hunt
+    from kata.session import plan_hunt
 
     wb = workbook()
     _start_planned(wb, plan_hunt(wb, slug, bug, decoy, level, minutes, seed), abandon, yes)

@@ -33,6 +33,38 @@ def new_seed() -> int:
     return secrets.randbelow(2**31)
 
 
+DEFAULT_MINUTES = 15  # `kata hunt` without --minutes
+
+
+def hunt_question(wb: Workbook, slug: str | None, bug: str | None = None, decoy: bool = False,
+                  level: int | None = None, minutes: float | None = None, seed: int | None = None
+                  ) -> tuple[Question, int]:
+    """The question `kata hunt` asks, and the seed it was drawn with: a hunt of levels 1..level
+    (default: the bug's own level with --bug, else 1), its bug `bug`, a decoy with `decoy`, else
+    a bug (and, without SLUG, a kata) drawn with the seed."""
+    from kata.catalog import CatalogError
+
+    if bug is not None and decoy:
+        raise CatalogError("give --bug NAME or --decoy, not both")
+    if minutes is not None and not minutes > 0:
+        raise CatalogError(f"--minutes must be a positive number of minutes, got {minutes:g}")
+    seed = new_seed() if seed is None else seed
+    rng = random.Random(seed)
+    if slug is None:
+        if bug is not None:
+            raise CatalogError("--bug needs the kata: `kata hunt SLUG --bug NAME`")
+        slug = rng.choice(wb.slugs())
+    kata = wb.kata(slug)
+    if level is not None:
+        kata.level(level)  # CatalogError naming the levels there are
+    if bug is not None:
+        level = level or hunt.bug(kata, bug, level).level
+    level = level or 1
+    if bug is None and not decoy:
+        bug = hunt.draw(kata, level, rng)
+    return Question(kata.slug, tuple(range(1, level + 1)), minutes or DEFAULT_MINUTES, "all", "hunt", bug), seed
+
+
 def draw(wb: Workbook, questions: list[Question], seed: int, decoys: float) -> list[Question]:
     """The questions with each hunt's bug drawn (None: a decoy), the same for the same seed."""
     rng = random.Random(seed)
@@ -157,42 +189,3 @@ def review_info(wb: Workbook, store, session, q: Question) -> dict:
                 pin_points=pin.get("points_earned", 0.0), pinned_at_s=pinned_at, fixed_at_s=fixed_at)
     return info
 
-
-# --- `kata hunt` ------------------------------------------------------------------------------
-
-DEFAULT_MINUTES = 15
-
-
-def plan_hunt(wb: Workbook, slug: str | None, bug: str | None = None, decoy: bool = False,
-              level: int | None = None, minutes: float | None = None, seed: int | None = None):
-    """The session `kata hunt` would start: one hunt of levels 1..level (default: the bug's own
-    level with --bug, else 1), its bug `bug`, a decoy with `decoy`, else drawn with the seed."""
-    from kata.catalog import CatalogError
-    from kata.session import Plan
-
-    if bug is not None and decoy:
-        raise CatalogError("give --bug NAME or --decoy, not both")
-    if minutes is not None and not minutes > 0:
-        raise CatalogError(f"--minutes must be a positive number of minutes, got {minutes:g}")
-    seed = new_seed() if seed is None else seed
-    rng = random.Random(seed)
-    if slug is None:
-        if bug is not None:
-            raise CatalogError("--bug needs the kata: `kata hunt SLUG --bug NAME`")
-        slug = rng.choice(wb.slugs())
-    kata = wb.kata(slug)
-    if level is not None:
-        kata.level(level)  # CatalogError naming the levels there are
-    if bug is not None:
-        chosen = hunt.bug(kata, bug, level)
-        level = level or chosen.level
-    level = level or 1
-    if bug is None and not decoy:
-        bug = hunt.draw(kata, level, rng)
-    q = Question(kata.slug, tuple(range(1, level + 1)), minutes or DEFAULT_MINUTES, "all", "hunt", bug)
-    levels = "level 1" if level == 1 else f"levels 1-{level}"
-    return Plan("kata", f"hunt {kata.slug}", f"Hunt: {kata.title}, {levels}",
-                "Code an assistant wrote for this kata. Pin its bug with a test in "
-                f"workspace/{hunt.test_file_name(kata)} (or, if you find none, write "
-                "HUNT_VERDICT = \"correct\" there), then fix the code. `kata submit` grades both.",
-                q.minutes, [q], [kata], seed)

@@ -92,6 +92,21 @@ def plan(wb: Workbook, target: str | None, minutes: float | None = None,
     raise CatalogError(unknown_target_message(wb, name))
 
 
+def plan_hunt(wb: Workbook, slug: str | None, bug: str | None = None, decoy: bool = False,
+              level: int | None = None, minutes: float | None = None, seed: int | None = None) -> Plan:
+    """What `kata hunt` would start: one hunt question (see hunt_questions.hunt_question)."""
+    from kata import hunt, hunt_questions
+
+    q, seed = hunt_questions.hunt_question(wb, slug, bug, decoy, level, minutes, seed)
+    kata = wb.kata(q.kata)
+    levels = "level 1" if len(q.levels) == 1 else f"levels 1-{len(q.levels)}"
+    return Plan("kata", f"hunt {kata.slug}", f"Hunt: {kata.title}, {levels}",
+                "Code an assistant wrote for this kata. Pin its bug with a test in "
+                f"workspace/{hunt.test_file_name(kata)} (or, if you find none, write "
+                "HUNT_VERDICT = \"correct\" there), then fix the code. `kata submit` grades both.",
+                q.minutes, [q], [kata], seed)
+
+
 def unknown_target_message(wb: Workbook, name: str) -> str:
     from kata.catalog import did_you_mean
 
