@@ -212,3 +212,36 @@ def test_ai_review_draws_four_hunts_by_seed_and_reviews_their_headers():
         assert f"the bug ({name}, level 1): " in review
     assert review.count("a decoy") == draws[2].count(None)
     assert json.loads(kata("history", "--json").output)["sessions"][0]["name"] == "ai-review"
+
+
+def test_a_pin_made_after_the_fix_passed_is_late(tmp_path):
+    from kata.hunt_questions import _fixed_before_pinned
+    from kata.store import Store
+
+    store = Store(tmp_path / "kata.db")
+    session, _ = store.start_session("kata", "hunt lru-kv-cache", ["lru-kv-cache"], 15, now=1000.0)
+    fixed = {"status": "pass", "points_earned": 40.0, "points_possible": 40, "hunt": {"points_earned": 0.0}}
+    pinned = {"status": "fail", "points_earned": 39.0, "points_possible": 40, "hunt": {"points_earned": 40.0}}
+    assert not _fixed_before_pinned(store, session, "lru-kv-cache")
+    store.add_submission(session.id, "lru-kv-cache", "code", pinned, 1010.0)
+    store.add_submission(session.id, "lru-kv-cache", "code", fixed, 1020.0)
+    assert not _fixed_before_pinned(store, session, "lru-kv-cache")  # pinned first: full points
+    late, _ = store.start_session("kata", "hunt lru-kv-cache", ["lru-kv-cache"], 15, now=2000.0, abandon=True)
+    store.add_submission(late.id, "lru-kv-cache", "code", fixed, 2010.0)
+    assert _fixed_before_pinned(store, late, "lru-kv-cache")  # fixed first: a pin now earns half
+
+
+@pytest.mark.parametrize("extra, message", [
+    ('decoy_probability = 2\n', "decoy_probability must be between 0 and 1, got 2"),
+    ('[[questions]]\nkata = "adder"\nkind = "hunt"\nlevels = [2]\nminutes = 5\n',
+     "a hunt covers levels 1..N"),
+    ('[[questions]]\nkata = "adder"\nkind = "quiz"\nminutes = 5\n', "kind 'quiz' must be one of kata, hunt"),
+])
+def test_a_bad_hunt_exam_is_a_one_line_error(fixture_workbook, extra, message):
+    from kata.catalog import CatalogError
+
+    head = 'title = "x"\nminutes = 5\n'
+    body = extra if extra.startswith("[[") else extra + '[[questions]]\nkata = "adder"\nkind = "hunt"\nminutes = 5\n'
+    (fixture_workbook / "exams" / "bad.toml").write_text(head + body)
+    with pytest.raises(CatalogError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        Workbook.find().exam("bad")
