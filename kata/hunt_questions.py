@@ -121,6 +121,17 @@ def saved_test(wb: Workbook, store, session, kata: Kata) -> str:
     return next((code for code in reversed(graded) if code is not None), "")
 
 
+def handed_out(kata: Kata, q: Question) -> str:
+    return hunt.handout(kata, q.bug, max(q.levels))
+
+
+def pin_unsubmitted(wb: Workbook, store, session, kata: Kata) -> bool:
+    """Whether the pin file saved by the deadline differs from the last one a submission graded."""
+    graded = [(sub.result.get("hunt") or {}).get("test_code") for sub in
+              store.counted_submissions(session, kata.slug)]
+    return not graded or saved_test(wb, store, session, kata) != graded[-1]
+
+
 def score_pin(store, session, kata: Kata, q: Question, test_code: str, fix) -> dict:
     """The pin's part of a submission (see the module docstring). `fix`: the SuiteResult of the
     workspace file on the hidden suite of the question's levels."""

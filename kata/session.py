@@ -375,10 +375,15 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
                 candidates.append((mtime, path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError):
             pass
+        if q.is_hunt:  # the code as handed out counts as saved at the start: a pin alone is work
+            from kata import hunt_questions
+
+            candidates.append((s.started_at, hunt_questions.handed_out(kata, q)))
         if not candidates:
             continue
         saved_at, code = max(candidates, key=lambda c: c[0])
-        if any(sub.code == code for sub in store.counted_submissions(s, q.kata)):
+        if any(sub.code == code for sub in store.counted_submissions(s, q.kata)) and not (
+                q.is_hunt and hunt_questions.pin_unsubmitted(wb, store, s, kata)):
             continue  # that version was graded already
         if not kata.grader.is_dir():
             continue  # a student bundle: no hidden suite here

@@ -245,3 +245,19 @@ def test_a_bad_hunt_exam_is_a_one_line_error(fixture_workbook, extra, message):
     (fixture_workbook / "exams" / "bad.toml").write_text(head + body)
     with pytest.raises(CatalogError, match=message.replace("(", r"\(").replace(".", r"\.")):
         Workbook.find().exam("bad")
+
+
+def test_a_hunt_that_ran_out_is_auto_submitted_with_its_pin(isolated_state, monkeypatch):
+    import os
+
+    t0 = 1_800_000_000.0
+    monkeypatch.setenv("KATA_NOW", str(t0))
+    kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--minutes", "10", "--yes")
+    pin = isolated_state / "workspace" / "test_hunt_lru_kv_cache.py"
+    pin.write_text(PIN)
+    os.utime(pin, (t0 + 60, t0 + 60))  # saved before the deadline, never submitted
+    monkeypatch.setenv("KATA_NOW", str(t0 + 11 * 60))
+    out = kata("review", "--json").output  # the auto-submission's notice, then the JSON
+    assert "ran out: auto-submitted lru-kv-cache" in out
+    q = json.loads(out[out.index("{"):])["questions"][0]
+    assert q["auto_submitted"] and q["hunt"]["verdict"] == "pinned" and q["hunt"]["pin_points"] == 40
