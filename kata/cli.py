@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -48,9 +49,13 @@ class KataGroup(typer.core.TyperGroup):
         except click.ClickException as exc:
             usage_error(exc.format_message())
             code = exc.exit_code
-        except click.Abort:
+        except typer.Abort:  # Click's Abort (Typer re-exports it; its vendored Click does not)
             usage_error("interrupted")
             code = 130
+        except BrokenPipeError:  # `kata show | head`: the reader left; stop quietly, as cat does
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush cannot fail
+            code = 0
         if not standalone_mode:
             return code
         sys.exit(code if isinstance(code, int) else 0)
@@ -429,16 +434,23 @@ def start(
     minutes: Optional[float] = typer.Option(None, "--minutes", help="Override the timer (decimals allowed, e.g. 0.5)."),
     reveal: Optional[str] = typer.Option(None, "--reveal", help="all: show every level at once (for study); progressive: one level at a time."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Draw an exam's hunts with this seed (default: a fresh one)."),
 ) -> None:
     """Start a timed session: show the briefing, then copy the stubs into workspace/ and start the clock.
 
     On a terminal it asks before starting the clock (--yes skips the question); without one it
     starts at once."""
     from kata import session
-    from kata.views import briefing, clock
 
     wb = workbook()
-    planned = session.plan(wb, target, minutes, reveal)
+    _start_planned(wb, session.plan(wb, target, minutes, reveal, seed), abandon, yes)
+
+
+def _start_planned(wb, planned, abandon: bool, yes: bool) -> None:
+    """The briefing, the question, the start: shared by `kata start` and `kata hunt`."""
+    from kata import session
+    from kata.views import briefing, clock
+
     live = session.live_session(wb)
     if live is not None and not abandon:  # refused before the briefing, not after it
         fail(session.still_live_message(live, session.now()))
@@ -450,15 +462,19 @@ def start(
         if not confirm(question):
             say("Not started; nothing was changed.")
             return
-    started = session.start(wb, target, abandon=abandon, planned=planned)
+    started = session.start(wb, planned.name, abandon=abandon, planned=planned)
     s = started.session
     if started.abandoned:
         say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
     say(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question(s), "
         f"{clock(s.deadline - s.started_at)} on the clock.", markup=True)
-    for i, p in enumerate(started.prepared, start=1):
+    for i, (p, q) in enumerate(zip(started.prepared, started.questions), start=1):
         say(f"  Q{i}. {p.kata.title} ({p.kata.slug})", markup=True)
         say(f"      edit {_rel(wb, p.path)}", markup=False)
+        if q.is_hunt:
+            from kata.hunt_questions import test_path
+
+            say(f"      pin the bug in {_rel(wb, test_path(wb, p.kata))}", markup=False)
         if p.archived:
             say(f"      your previous {p.path.name} was archived to {_rel(wb, p.archived)}", markup=True)
     if IN_BUNDLE or wb.is_student_bundle:
@@ -467,6 +483,28 @@ def start(
     else:
         say("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
             "grade with `kata submit SLUG`; `kata status` shows the clock.", markup=True)
+
+
+@full_only()
+@handled
+def hunt(
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: one drawn at random).",
+                                         autocompletion=complete_slug),
+    bug: Optional[str] = typer.Option(None, "--bug", help="The zoo patch to plant (its file stem in tests/bugs/SLUG/), for authors and tests."),
+    decoy: bool = typer.Option(False, "--decoy", help="Hand out the correct code (for authors and tests)."),
+    level: Optional[int] = typer.Option(None, "--level", help="Cover levels 1..N (default: the bug's level, else 1)."),
+    minutes: Optional[float] = typer.Option(None, "--minutes", help="The timer (default 15; decimals allowed)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Draw the kata and the bug with this seed."),
+    abandon: bool = typer.Option(False, "--abandon", help="Abandon the live session, if any."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
+) -> None:
+    """Review code an assistant wrote: a timed question whose workspace file has one bug in it.
+    Pin the bug with a test in workspace/test_hunt_<module>.py, then fix the code; `kata submit`
+    grades both, and `kata review` shows the bug after the session."""
+    from kata.session import plan_hunt
+
+    wb = workbook()
+    _start_planned(wb, plan_hunt(wb, slug, bug, decoy, level, minutes, seed), abandon, yes)
 
 
 @app.command()
@@ -592,6 +630,10 @@ def _print_submitted(graded, level_table, test_lines) -> None:
         out().print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
         if g.result.message:
             say(f"  {g.result.message}", markup=False)
+        if g.result.hunt:
+            h = g.result.hunt
+            say(f"pin: {h['verdict']}, {h['points_earned']:g}/{h['points_possible']:g} points: "
+                f"{h['reason']}", markup=False)
         if g.session is None:
             test_lines(g.result, reveal=True)
             continue
@@ -712,6 +754,7 @@ def review(
                 "first_activity_s": q.first_activity, "last_submission_s": q.last_submission,
                 "points_earned": q.points_earned, "points_possible": q.points_possible,
                 "result": q.result.to_json() if q.result else None,
+                "hunt": q.hunt,
             } for q in rev.questions],
         })
         return
@@ -731,6 +774,8 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
         f"[bold]{rev.points_earned:g}/{rev.points_possible:g}[/] points", markup=True)
     for i, q in enumerate(rev.questions, start=1):
         con.rule(f"Q{i}. {q.title} ({q.slug})")
+        if q.hunt:
+            _print_hunt(con, q.hunt, clock)
         if q.result is None:
             say(f"  no submission before the cutoff: 0/{q.points_possible:g}", markup=True)
             continue
@@ -748,6 +793,22 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
         review_lines(q.result, mode)
 
 
+def _print_hunt(con, h: dict, clock) -> None:
+    """A hunt's part of the review: what the bug was (its zoo header), the pin, the times."""
+    if h["decoy"]:
+        say("  the code handed out was correct (a decoy)")
+    else:
+        head = h["header"]
+        say(f"  the bug ({h['bug']}, level {head.get('Level', '?')}): {head.get('Bug', '')}")
+        if head.get("Breaks"):
+            say(f"  it breaks: {head['Breaks']}")
+    say(f"  pin: {h['verdict'] or 'not submitted'}, {h['pin_points']:g} points"
+        + (f": {h['reason']}" if h["reason"] else ""))
+    times = [f"pinned at {clock(h['pinned_at_s'])}" if h["pinned_at_s"] is not None else "never pinned",
+             f"fixed at {clock(h['fixed_at_s'])}" if h["fixed_at_s"] is not None else "never fixed"]
+    say("  " + ", ".join(times))
+
+
 @app.command()
 @handled
 def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
@@ -760,7 +821,7 @@ def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
         emit_json({"katas": [{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
                     "sessions": [{"session": sid, "points_earned": pts} for sid, pts in r.per_session],
                     "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()},
-                    "other_suite_sessions": r.other_suite} for r in rows]})
+                    "other_suite_sessions": r.other_suite, "hunts": r.hunts} for r in rows]})
         return
     progress_lines(rows)
 
