@@ -287,10 +287,8 @@ def compare(
 
 
 @engine_app.command()
-def plan(
-    path: Path = typer.Argument(..., help="Your serving-plan file, e.g. workspace/serving_plan.py."),
-    level: int = typer.Option(1, help="The serving-plan level whose workload to run (1-4)."),
-) -> None:
+def plan(path: Path = typer.Argument(..., help="Your serving-plan file, e.g. workspace/serving_plan.py."),
+         level: int = typer.Option(1, help="The serving-plan level whose workload to run (1-4).")) -> None:
     """Judge your serving plan on a level's workload, beside the reference plan (serving-plan)."""
     from kata.engine.plan_report import PlanError, judge_files, reference_path, render
 
@@ -298,6 +296,5 @@ def plan(
         judgement = judge_files(path, level, reference_path())
     except PlanError as e:
         _fail(str(e))
-    render(judgement, _console())
-    if not judgement.passed:
+    if not render(judgement, _console()):
         raise typer.Exit(1)

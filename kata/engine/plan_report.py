@@ -108,8 +108,9 @@ def rows(j: Judgement) -> list[tuple[str, str, str]]:
     return out
 
 
-def render(j: Judgement, console) -> None:
-    """The table, the checks, the KV charts (a rich console; plain text when it is plain)."""
+def render(j: Judgement, console) -> bool:
+    """The table, the checks, the KV charts (a rich console; plain text when it is plain).
+    Returns whether the plan passed every check that ran."""
     from rich.table import Table
 
     lv = j.level
@@ -137,3 +138,4 @@ def render(j: Judgement, console) -> None:
     verdict = "passes every check" if j.passed and j.reference is not None else (
         "passes the checks that ran" if j.passed else "fails")
     console.print(f"Your plan {verdict}.")
+    return j.passed
