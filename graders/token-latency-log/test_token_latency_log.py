@@ -251,6 +251,14 @@ def test_skew_at_last_token(impl):
 
 @pytest.mark.level(1)
 @pytest.mark.points(1)
+@pytest.mark.edge("every skewed request is counted: three skewed, one measured")
+def test_several_skewed(impl):
+    lines = _req("s1", 10, {0: 9}, 20) + _req("s2", 10, {0: 12, 1: 11}, 20) + _req("s3", 5, {0: 1}, 9) + GOOD
+    _check(impl, lines, (1, 0, 0, 3, 0, 5, 5, F(5), F(5)))
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
 @pytest.mark.edge("only the highest-index token is compared with token 0: a middle token out of order is not skew")
 def test_middle_token_out_of_order_not_skew(impl):
     _check(impl, _req("a", 0, {0: 5, 1: 2, 2: 9}, 20), (1, 0, 0, 0, 0, 5, 5, F(2), F(2)))
@@ -295,6 +303,14 @@ def test_duplicate_first_token_earliest(impl):
 def test_duplicate_last_token_earliest(impl):
     _check(impl, ["0 a start", "10 a token 0", "40 a token 3", "31 a token 3", "28 a token 3", "50 a end"],
            (1, 0, 0, 0, 0, 10, 10, F(6), F(6)))
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a duplicated highest-index token logged first at its earliest time keeps that time, not a later one")
+def test_duplicate_last_token_earliest_first(impl):
+    _check(impl, ["0 a start", "10 a token 0", "16 a token 2", "30 a token 2", "22 a token 2", "50 a end"],
+           (1, 0, 0, 0, 0, 10, 10, F(3), F(3)))
 
 
 @pytest.mark.level(1)
@@ -368,6 +384,16 @@ def test_p99_of_100(impl):
 def test_p99_of_101(impl):
     _check(impl, _many(list(range(101))), (101, 0, 0, 0, 0, 50, 99, None, None),
            "latency_report(101 requests, TTFT 0..100)")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("TPOT P99 of 100 values is the 99th smallest, and P50 the 50th")
+def test_tpot_p99_of_100(impl):
+    lines = []
+    for k in range(100):  # TPOT k / 2 for k = 0..99, TTFT 1
+        lines += _req(f"t{k}", 0, {0: 1, 2: 1 + k}, 500)
+    _check(impl, lines, (100, 0, 0, 0, 0, 1, 1, F(49, 2), F(98, 2)), "latency_report(100 requests, TPOT k/2)")
 
 
 @pytest.mark.level(1)
