@@ -461,7 +461,8 @@ def test_quantum_invalid(impl, bad):
 @pytest.mark.level(1)
 @pytest.mark.points(3)
 @pytest.mark.edge("two broken rules at once: the prompt's order decides (fields, duplicates, weights, tenant, quantum)")
-@pytest.mark.parametrize("which", ["id-cost", "tenant-arrival", "arrival-cost", "cost3-dup4", "dup2-arrival5",
+@pytest.mark.parametrize("which", ["id-cost", "id-tenant", "id-arrival", "tenant-cost", "item-before-coverage",
+                                   "tenant-arrival", "arrival-cost", "cost3-dup4", "dup2-arrival5",
                                    "request-weights", "weights-tenant", "tenant-quantum", "weights-quantum",
                                    "request-quantum", "late-item"])
 def test_validation_order_pairs(impl, which):
@@ -469,6 +470,10 @@ def test_validation_order_pairs(impl, which):
     ok = [R(1, "a", 0, 1)]
     cases = {
         "id-cost": ("id", ([R(-1, "a", 0, 0)], {"a": 1}, 1)),
+        "id-tenant": ("id", ([R(True, None, 0, 1)], {"a": 1}, 1)),
+        "id-arrival": ("id", ([R("1", "a", -1, 1)], {"a": 1}, 1)),
+        "tenant-cost": ("tenant", ([R(1, 7, 0, -1)], {"a": 1}, 1)),
+        "item-before-coverage": ("cost", ([R(1, "zz", 0, 1), R(2, "a", 0, 0)], {"a": 1}, 1)),
         "tenant-arrival": ("tenant", ([R(1, "", -1, 1)], {"a": 1}, 1)),
         "arrival-cost": ("arrival", ([R(1, "a", None, None)], {"a": 1}, 1)),
         "cost3-dup4": ("cost", ([R(1, "a", 0, 1), R(2, "a", 0, 1), R(3, "a", 0, 0), R(1, "a", 0, 1)], {"a": 1}, 1)),

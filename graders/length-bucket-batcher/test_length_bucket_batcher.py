@@ -482,7 +482,7 @@ def test_max_batch_size_invalid(impl, bad):
 @pytest.mark.points(2)
 @pytest.mark.edge("validation order with two broken rules at once: requests, boundaries, max_batch_tokens, max_batch_size")
 @pytest.mark.parametrize("which", ["req-bound", "req-mbt", "req-mbs", "bound-mbt", "bound-mbs", "mbt-mbs",
-                                   "dup-bound", "reject-not-error"])
+                                   "dup-bound", "id-tokens", "item-later-id", "reject-not-error"])
 def test_validation_order_pairs(impl, which):
     bad_req = [impl.Request("a", 0)]
     dup = _reqs(impl, [("a", 1), ("a", 1)])
@@ -495,6 +495,8 @@ def test_validation_order_pairs(impl, which):
         "bound-mbs": ("boundaries", (good, [0], 4, 0)),
         "mbt-mbs": ("max_batch_tokens", (good, [4], 2, 0)),
         "dup-bound": ("id", (dup, [4, 4], 4, 1)),
+        "id-tokens": ("id", ([impl.Request(5, 0)], [4], 4, 1)),
+        "item-later-id": ("requests", ([("x", 1), impl.Request(5, 1)], [4], 4, 1)),
         # a request too long for every bucket is rejected, not an error, and is checked after nothing
         "reject-not-error": ("max_batch_size", ([impl.Request("a", 99)], [4], 4, 0)),
     }
