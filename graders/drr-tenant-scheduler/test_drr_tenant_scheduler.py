@@ -397,8 +397,8 @@ def test_id_invalid(impl, bad):
 
 @pytest.mark.level(1)
 @pytest.mark.points(1)
-@pytest.mark.edge("a tenant that is empty or not a str names tenant")
-@pytest.mark.parametrize("bad", ["", None, 5], ids=["empty", "None", "int"])
+@pytest.mark.edge("a tenant that is empty or not a str (None, int, bool, float) names tenant")
+@pytest.mark.parametrize("bad", ["", None, 5, True, 1.5], ids=["empty", "None", "int", "bool", "float"])
 def test_tenant_invalid(impl, bad):
     _raises(impl, "tenant", f"schedule_drr([Request(1, {bad!r}, 0, 1)], {{'a': 1}}, 1)",
             [impl.Request(1, bad, 0, 1)], {"a": 1}, 1)

@@ -395,8 +395,8 @@ def test_item_not_request(impl):
 
 @pytest.mark.level(1)
 @pytest.mark.points(1)
-@pytest.mark.edge("an id that is not a str names id")
-@pytest.mark.parametrize("bad", [7, None], ids=["int", "None"])
+@pytest.mark.edge("an id that is not a str (int, bool, float, None) names id")
+@pytest.mark.parametrize("bad", [7, True, 2.5, None], ids=["int", "bool", "float", "None"])
 def test_id_not_str(impl, bad):
     _raises(impl, "id", f"plan_buckets([Request({bad!r}, 2)], [4], 4, 1)", [impl.Request(bad, 2)], [4], 4, 1)
 

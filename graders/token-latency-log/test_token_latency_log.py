@@ -468,8 +468,8 @@ def test_lines_not_a_list(impl, kind):
 
 @pytest.mark.level(1)
 @pytest.mark.points(2)
-@pytest.mark.edge("an item that is not a str (bytes, None, int) raises ValueError naming lines, even late in the list")
-@pytest.mark.parametrize("bad", [b"0 a start", None, 7], ids=["bytes", "None", "int"])
+@pytest.mark.edge("an item that is not a str (bytes, None, int, bool, float) raises ValueError naming lines, even late in the list")
+@pytest.mark.parametrize("bad", [b"0 a start", None, 7, True, 1.5], ids=["bytes", "None", "int", "bool", "float"])
 def test_item_not_str(impl, bad):
     _raises_lines(impl, GOOD * 500 + [bad], f"latency_report(2,000 good lines then {bad!r})")
 
