@@ -1,7 +1,9 @@
 """The `kata` command line: argument parsing and rendering only; the work is in kata/.
 
 Exit codes: 0 success, 1 a check that failed (tests failing, validation failing),
-2 a usage or input error (printed as one line starting with "error:").
+2 a usage or input error: one line on stderr starting with "error:", for Click's own errors too
+(KataGroup), so a command added here gets it for free. What is printed goes through kata.output
+(prose wrapped at spaces, code never re-wrapped, the pager only when it helps).
 
 Heavy imports (pytest, hypothesis, numpy, rich) happen inside the commands that need them, so
 `kata --help` stays quick.
@@ -26,10 +28,18 @@ class KataGroup(typer.core.TyperGroup):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         click = _click_exceptions()
+        if list(sys.argv[1:] if args is None else args) in (["-h"], ["--help"]):
+            args = []  # `kata -h` is `kata` alone: the help, paged when taller than the screen
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.NoArgsIsHelpError as exc:  # plain `kata`: the help, not an error
-            typer.echo(exc.ctx.get_help())
+            if _interactive():  # paged when taller than the screen (rich loads only here)
+                from kata.output import paged, verbatim
+
+                with paged():
+                    verbatim(exc.ctx.get_help())
+            else:
+                typer.echo(exc.ctx.get_help())
             code = 0
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "kata"
@@ -120,6 +130,10 @@ def main(
     ),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print kata's version and exit."),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v",
+        help="Show the grading harness's decisions (sandbox, restarts, timeouts, budgets) on stderr.",
+    ),
 ) -> None:
     """Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.
 
@@ -127,6 +141,11 @@ def main(
     """
     _state["workbook"] = workbook
     _state["settled"] = False
+    if verbose:
+        import logging
+        import sys
+
+        logging.basicConfig(level=logging.INFO, format="kata: %(message)s", stream=sys.stderr)
 
 
 # --- plumbing ---------------------------------------------------------------
@@ -171,6 +190,10 @@ def handled(fn):
                  "and rebuild what can be read (your workspace/ is never touched)")
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        finally:
+            from kata.session import close_stores
+
+            close_stores()  # one store connection per command, closed
 
     return wrapper
 
@@ -215,9 +238,12 @@ def grading_progress(quiet: bool, what: str):
         return
     from rich.progress import BarColumn, Progress, TextColumn
 
+    from kata.output import keys_unechoed
+
     # the count column stays empty until the harness has collected the tests: never "0/?"
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"),
-                  console=err, transient=True) as bar:
+    with keys_unechoed(), Progress(TextColumn("{task.description}"), BarColumn(),
+                                   TextColumn("{task.fields[count]}"), console=err,
+                                   transient=True) as bar:
         def factory(kata):
             task = bar.add_task(f"{kata.slug} ({what}): starting", total=None, count="")
 
@@ -430,7 +456,7 @@ def start(
         say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
     say(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question(s), "
         f"{clock(s.deadline - s.started_at)} on the clock.", markup=True)
-    for i, (p, q) in enumerate(zip(started.prepared, started.questions), start=1):
+    for i, p in enumerate(started.prepared, start=1):
         say(f"  Q{i}. {p.kata.title} ({p.kata.slug})", markup=True)
         say(f"      edit {_rel(wb, p.path)}", markup=False)
         if p.archived:
@@ -465,7 +491,6 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         return
     from kata.views import levels_label
 
-    con = out()
     clock_line(wb)
     for i, r in enumerate(rows, start=1):
         vis = f"visible {r.visible[0]}/{r.visible[1]}" if r.visible else "not checked"
@@ -584,9 +609,10 @@ def watch(
     plain: bool = typer.Option(False, "--plain", help="Plain lines, no screen, no keys (the default without a terminal)."),
     stop_after: Optional[int] = typer.Option(None, "--stop-after", min=1, help="Stop after this many saves (for scripts)."),
 ) -> None:
-    """Re-run the visible tests on every save, with the clock and each question's state on screen.
+    """Run the visible tests at once and on every save, with the clock and each question's state on screen.
 
-    Keys: s submit, h hint, n/p next/previous question, q quit."""
+    Keys: s submit, h hint, n/p next/previous question, q quit (keys typed while it grades are
+    dropped)."""
     from kata import session
     from kata.watch import Watch
 
@@ -802,7 +828,10 @@ def doctor() -> None:
     from kata.session import now
     from kata.store import repair
 
+    from kata.sandbox import status_line
+
     wb = workbook(settle=False)
+    typer.echo(status_line().capitalize() + ".")
     path = wb.kata_dir / "kata.db"
     r = repair(path, now())
     if r.healthy:
@@ -1067,27 +1096,40 @@ def grade_batch(
     timeout: float = typer.Option(20.0, "--timeout", min=0.5, help="Seconds one hidden test may run."),
     junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
                                              help="Also write JUnit XML (a suite per student and kata)."),
+    require_sandbox: bool = typer.Option(False, "--require-sandbox",
+                                         help="Refuse to start unless grading runs in the sandbox."),
 ) -> None:
-    """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook."""
+    """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook.
+
+    Every submission is read before the first student's code runs; the gradebook is rewritten as
+    each student finishes, so Ctrl-C keeps every finished row."""
     import os
 
     from rich.progress import Progress
 
+    from kata import sandbox
     from kata.cohort import discover, grade_batch as run, parse_shard, write_gradebook
     from kata.grading import Limits
 
     wb = workbook()
+    if require_sandbox and not sandbox.available():
+        fail(f"--require-sandbox: {sandbox.status_line()}")
     k, n = parse_shard(shard)
     submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
-    students = discover(wb, submissions)
+    students = discover(wb, submissions)  # a mistake in the arguments is the one line printed
+    typer.echo(sandbox.status_line().capitalize() + ".", err=True)
     total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
     results: list = []  # (student, slug, SuiteResult), for --junit-xml
-    with Progress(console=out(), transient=True) as progress:
-        task = progress.add_task("grading", total=total)
-        book = run(wb, submissions, workers or os.cpu_count() or 1, shard,
-                   on_done=lambda row: progress.advance(task),
-                   limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)),
-                   on_result=lambda student, slug, result: results.append((student, slug, result)))
+    try:
+        with Progress(console=out(), transient=True) as progress:
+            task = progress.add_task("grading", total=total)
+            book = run(wb, submissions, workers or os.cpu_count() or 1, shard,
+                       on_done=lambda row: progress.advance(task), out=out_dir,
+                       limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)),
+                       on_result=lambda student, slug, result: results.append((student, slug, result)))
+    except KeyboardInterrupt:
+        fail(f"interrupted: every finished student's row is in {out_dir / 'gradebook.csv'}; "
+             "run the command again to grade them all", code=130)
     json_path, csv_path = write_gradebook(book, out_dir)
     if junit_xml is not None:
         from kata.formats import write_junit
@@ -1095,7 +1137,6 @@ def grade_batch(
         results.sort(key=lambda item: (item[0], item[1]))
         write_junit([(wb.kata(slug), result) for _, slug, result in results], junit_xml,
                     names=[f"{student}/{slug}" for student, slug, _ in results])
-    con = out()
     say(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
         f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}", markup=True)
     missing: dict[str, list[str]] = {}

@@ -15,8 +15,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import shutil
+import stat
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from kata.catalog import BUNDLE_MARKER, CatalogError, Kata, Workbook
+from kata.suites import file_sha256, suite_version
 
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info",
                                 "_content")  # _content: the katas a wheel carries, solutions included
@@ -125,13 +128,15 @@ def parse_shard(text: str | None) -> tuple[int, int]:
 
 
 LAYOUT = "SUBMISSIONS/<student>/<module>.py or SUBMISSIONS/<student>/workspace/<module>.py"
+MAX_SUBMISSION_BYTES = 1024 * 1024  # a kata module is a few KB; anything far larger is refused
 
 
 def discover(wb: Workbook, submissions: Path) -> dict[str, dict[str, Path]]:
-    """student -> {slug: file} for every kata module file found in the student's folder.
+    """student -> {slug: path} for every kata module name found in the student's folder.
 
-    SUBMISSIONS is taken relative to the current folder (never the workbook's). A batch in which
-    no student handed in any kata file is an error, not a gradebook of zeros.
+    SUBMISSIONS is taken relative to the current folder (never the workbook's). A path is listed
+    whatever it is (a symlink, a FIFO, a folder): `snapshot` says why it cannot be graded. A batch
+    in which no student handed in any kata file is an error, not a gradebook of zeros.
     """
     submissions = Path(submissions).expanduser().resolve()
     if not submissions.is_dir():
@@ -142,7 +147,7 @@ def discover(wb: Workbook, submissions: Path) -> dict[str, dict[str, Path]]:
         files = {}
         for kata in katas:
             for candidate in (student / kata.module, student / "workspace" / kata.module):
-                if candidate.is_file():
+                if os.path.lexists(candidate):
                     files[kata.slug] = candidate
                     break
         found[student.name] = files
@@ -152,6 +157,54 @@ def discover(wb: Workbook, submissions: Path) -> dict[str, dict[str, Path]]:
             f"{submissions}: no student folder holds a kata file ({modules}): expected {LAYOUT}"
         )
     return found
+
+
+def read_submission(path: Path) -> str:
+    """The text of one handed-in file, read once; CatalogError (one line naming the file) for a
+    symlink, a FIFO, a device, a folder, a file over MAX_SUBMISSION_BYTES or bytes not UTF-8."""
+    name = os.fsdecode(path).encode("utf-8", "backslashreplace").decode()
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise CatalogError(f"{name}: a symbolic link: hand in the file itself")
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) \
+            else "not a regular file"
+        raise CatalogError(f"{name}: {kind}: hand in a regular Python file")
+    if st.st_size > MAX_SUBMISSION_BYTES:
+        raise CatalogError(f"{name}: {st.st_size} bytes, over the {MAX_SUBMISSION_BYTES} limit")
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # no race into a FIFO
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise CatalogError(f"{name}: changed into something that is not a file: hand in a file")
+        data = os.read(fd, MAX_SUBMISSION_BYTES + 1)
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"{name}: byte {exc.start} is not UTF-8: save the file as UTF-8") from None
+
+
+def shown(name: str) -> str:
+    """A file name as text that can be printed and written (bytes not UTF-8 as \\xNN)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def snapshot(students: dict[str, dict[str, Path]], mine: list[str]) -> dict[tuple[str, str], str | CatalogError]:
+    """(student, slug) -> the code, or why it cannot be graded: every file read before the first
+    student's code runs, so no student can change what another hands in."""
+    taken: dict[tuple[str, str], str | CatalogError] = {}
+    for student in mine:
+        for slug, path in students[student].items():
+            try:
+                if shown(student) != student:
+                    raise CatalogError(f"{shown(str(path.parent))}: the folder name is not UTF-8: rename it")
+                taken[(student, slug)] = read_submission(path)
+            except OSError as exc:
+                taken[(student, slug)] = CatalogError(f"{path}: cannot be read ({exc.strerror})")
+            except CatalogError as exc:
+                taken[(student, slug)] = exc
+    return taken
 
 
 @dataclass
@@ -172,12 +225,14 @@ class Row:
 
 def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | None = None,
                 on_done: Callable[[Row], None] | None = None, limits=None,
-                on_result: Callable[[str, str, object], None] | None = None) -> dict:
+                out: Path | None = None, on_result: Callable[[str, str, object], None] | None = None) -> dict:
     """Grade a cohort (or one shard of it); return the gradebook as a dict.
 
-    Every hidden suite is checked against its manifest once and copied to a private snapshot
-    before the first student is graded; each student is then graded on a fresh copy of that
-    snapshot, so no student's code can change another's result.
+    Before the first student is graded, every hidden suite is checked against its manifest and
+    copied to a private snapshot, and every student's files are read into memory (`snapshot`);
+    each student is then graded on a fresh copy of the suite, with only their own code in view.
+    With `out`, the gradebook is rewritten there as each student's row comes in, so an interrupted
+    batch keeps every finished row.
     """
     import tempfile
 
@@ -188,56 +243,75 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
     submissions = Path(submissions).expanduser().resolve()
     students = discover(wb, submissions)
     mine = [s for i, s in enumerate(students) if i % n == k - 1]
+    codes = snapshot(students, mine)
+    where = {(student, slug): {"file": shown(path.relative_to(submissions).as_posix())}
+             for student in mine for slug, path in students[student].items()}
     with tempfile.TemporaryDirectory(prefix="kata-batch-") as tmp:
         for kata in wb.katas():
             verify_manifest(kata)
-            snapshot = private_copy(kata, Path(tmp))
-        katas = {slug: load_kata(snapshot, slug) for slug in wb.slugs()}
-        book = _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers, on_result)
-        book["submissions"] = str(submissions)
-        return book
+            suites = private_copy(kata, Path(tmp))
+        katas = {slug: load_kata(suites, slug) for slug in wb.slugs()}
+        levels = {slug: [lv.name for lv in kata.levels] for slug, kata in katas.items()}
+        versions = {slug: suite_version(kata) for slug, kata in katas.items()}
+        for (student, slug), code in codes.items():
+            if isinstance(code, str):
+                where[(student, slug)]["sha256"] = file_sha256(code.encode("utf-8"))
+        rows: list[Row] = []
 
-
-def _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers, on_result=None) -> dict:
-    from kata.grading import Limits, child_guard, grade
-
-    jobs: list[tuple[str, Kata, Path | None]] = []
-    for student in mine:
-        for slug, kata in katas.items():
-            jobs.append((student, kata, students[student].get(slug)))
-    rows: list[Row] = []
-
-    from kata.suites import file_sha256, suite_version
-
-    versions = {slug: suite_version(kata) for slug, kata in katas.items()}
-
-    def one(student: str, kata: Kata, path: Path | None) -> Row:
-        if path is None:
-            return Row(student, kata.slug, "missing", 0.0, kata.points, [0.0] * len(kata.levels), [],
-                       "no file handed in")
-        where = {"file": path.relative_to(path.parents[1] if path.parent.name != "workspace"
-                                          else path.parents[2]).as_posix(),
-                 "sha256": file_sha256(path.read_bytes()), "suite_version": versions[kata.slug]}
-        try:
-            result = grade(kata, path, "hidden", limits or Limits())
-        except Exception as exc:  # one broken submission never stops the batch
-            return Row(student, kata.slug, "error", 0.0, kata.points, [0.0] * len(kata.levels), [],
-                       f"grading failed: {type(exc).__name__}: {exc}", **where)
-        if on_result:  # the full result, for JUnit (the gradebook keeps a summary)
-            on_result(student, kata.slug, result)
-        return Row(student, kata.slug, result.status, result.points_earned, kata.points,
-                   [lv.points_earned for lv in result.levels],
-                   [t.name for t in result.tests if t.status != "pass"], result.message, **where)
-
-    with child_guard(), ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(one, *job) for job in jobs]
-        for fut in as_completed(futures):
-            row = fut.result()
+        def done(row: Row, student: str, result) -> None:
+            if row.status != "missing":
+                row.suite_version = versions[row.kata]
+                for key, value in where.get((student, row.kata), {}).items():
+                    setattr(row, key, value)
             rows.append(row)
+            if out is not None:
+                write_gradebook(gradebook(rows, levels, f"{k}/{n}", [shown(s) for s in mine],
+                                          submissions=str(submissions)), out)
+            if on_result is not None and result is not None:  # the full result, for JUnit
+                on_result(row.student, row.kata, result)
             if on_done:
                 on_done(row)
-    levels = {slug: [lv.name for lv in kata.levels] for slug, kata in katas.items()}
-    return gradebook(rows, levels, shard=f"{k}/{n}", students=mine)
+
+        _grade_students(katas, codes, [(s, slug) for s in mine for slug in katas], done, limits,
+                        workers)
+        return gradebook(rows, levels, shard=f"{k}/{n}", students=[shown(s) for s in mine],
+                         submissions=str(submissions))
+
+
+def _grade_one(student: str, kata: Kata, code, limits) -> tuple[Row, str, object]:
+    """(the row, the student's folder name as discovered, the full result or None)."""
+    from kata.grading import Limits, grade
+
+    zero = [0.0] * len(kata.levels)
+    if code is None:
+        return Row(shown(student), kata.slug, "missing", 0.0, kata.points, zero, [], "no file handed in"), \
+            student, None
+    if isinstance(code, CatalogError):
+        return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [], str(code)), student, None
+    try:
+        result = grade(kata, Path(shown(student)) / kata.module, "hidden", limits or Limits(), code=code)
+    except Exception as exc:  # one broken submission never stops the batch
+        return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [],
+                   f"grading failed: {type(exc).__name__}: {exc}"), student, None
+    return Row(shown(student), kata.slug, result.status, result.points_earned, kata.points,
+               [lv.points_earned for lv in result.levels],
+               [t.name for t in result.tests if t.status != "pass"], result.message), student, result
+
+
+def _grade_students(katas, codes, jobs, done, limits, workers) -> None:
+    """Grade `jobs` (student, slug), `workers` at a time, calling `done(row)` as each finishes.
+    Ctrl-C stops cleanly: grading children are killed, no new job starts, rows already done stay."""
+    from kata.grading import child_guard
+
+    with child_guard():
+        pool = ThreadPoolExecutor(max_workers=max(1, workers))
+        try:
+            futures = [pool.submit(_grade_one, student, katas[slug], codes.get((student, slug)), limits)
+                       for student, slug in jobs]
+            for fut in as_completed(futures):
+                done(*fut.result())
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, students: list[str],
@@ -329,7 +403,6 @@ def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
     """Grade a grade-batch's students again on today's suites; the new gradebook keeps each row's
     old points and suite version under `previous`."""
     from kata.grading import Limits, grade
-    from kata.suites import file_sha256, suite_version
 
     try:
         book = json.loads(Path(gradebook_path).read_text(encoding="utf-8"))
@@ -344,22 +417,23 @@ def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
         kata = wb.kata(old["kata"])
         versions[kata.slug] = suite_version(kata)
         previous = {"points_earned": old["points_earned"], "suite_version": old.get("suite_version")}
-        if old["status"] == "missing" or not old.get("file"):
+        if old["status"] == "missing" or not old.get("file") or not old.get("sha256"):
             row = Row(**{k: v for k, v in old.items() if k in Row.__dataclass_fields__})
         else:
             path = submissions / old["file"]
             try:
-                data = path.read_bytes()
+                code = read_submission(path)
+                if file_sha256(code.encode("utf-8")) != old["sha256"]:
+                    raise CatalogError(f"{path}: changed since it was graded: not regraded")
             except OSError as exc:
-                data = None
-                message = f"{path}: cannot be read now ({exc.strerror})"
-            if data is not None and file_sha256(data) != old.get("sha256"):
-                data, message = None, f"{path}: changed since it was graded: not regraded"
-            if data is None:
+                code = CatalogError(f"{path}: cannot be read now ({exc.strerror})")
+            except CatalogError as exc:
+                code = exc
+            if isinstance(code, CatalogError):
                 row = Row(old["student"], kata.slug, "error", 0.0, kata.points, [0.0] * len(kata.levels),
-                          [], message)
+                          [], str(code))
             else:
-                result = grade(kata, path, "hidden", limits or Limits(), code=data.decode("utf-8", "replace"))
+                result = grade(kata, path, "hidden", limits or Limits(), code=code)
                 row = Row(old["student"], kata.slug, result.status, result.points_earned, kata.points,
                           [lv.points_earned for lv in result.levels],
                           [t.name for t in result.tests if t.status != "pass"], result.message)

@@ -31,7 +31,8 @@ def pytest_addoption(parser):
     group.addoption("--kata-impl-module", default=None, metavar="NAME",
                     help="module name to import it under (default: the kata's learner module name)")
     group.addoption("--kata-events", default=None, metavar="PATH",
-                    help="append one JSON line per test event to PATH")
+                    help="append one JSON line per test event to PATH (fd:N: to inherited file "
+                         "descriptor N)")
     group.addoption("--kata-levels", default=None, metavar="N,N",
                     help="run only the tests of these levels (an exam question's, or the levels "
                          "open so far); the others are deselected")

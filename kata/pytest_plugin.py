@@ -70,16 +70,23 @@ def pytest_configure(config):
         config.addinivalue_line("markers", line)
     _load_hypothesis_profile(config)
     config._kata_caught = set()  # sweep mode: implementations that have failed a test
-    path = config.getoption("kata_events")
-    config._kata_events_fd = (
-        os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if path else None
-    )
+    config._kata_events_fd = _events_fd(config.getoption("kata_events"))
     secret = _read_secret()
     config._kata_key = secret.get("key", "").encode()
     config._kata_canaries = list(secret.get("canaries", []))  # [(name, position in 0..1)]
     config._kata_seq = 0
     config._kata_watch = None  # tamper watch, armed before the implementation is imported
     config._kata_tampered = False
+
+
+def _events_fd(path: str | None) -> int | None:
+    """`--kata-events fd:N` writes to an inherited pipe (the harness's way: nothing on disk the
+    learner's code could replace); any other value is a file appended to."""
+    if not path:
+        return None
+    if path.startswith("fd:") and path[3:].isdigit():
+        return int(path[3:])
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
 
 def _read_secret() -> dict:
@@ -298,6 +305,8 @@ class _TamperWatch:
                                if str(Path(getattr(module, "__file__", None) or "/").parent)
                                in self.grader_dirs]
         self.baseline = self.snapshot()
+        # held, so that an id in the baseline can never be reused by a new object
+        self.keep = [code for _, code in self.code_of_tests()]
 
     def snapshot(self) -> dict[str, int]:
         import _pytest.python as py
@@ -334,7 +343,25 @@ class _TamperWatch:
             seen[f"grader:{mod_name}"] = id(module)
             if module is not None:
                 take(f"grader:{mod_name}", module)
+        for name, code in self.code_of_tests():
+            seen[f"code:{name}"] = id(code)
         return seen
+
+    def code_of_tests(self):
+        """(name, code object) of every collected test function and of the fixtures it uses:
+        rewriting one in memory (fn.__code__ = ...) changes what a test checks."""
+        for item in getattr(self.config, "_kata_items_seen", None) or []:
+            fn = getattr(item, "obj", None)
+            code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+            if code is not None:
+                yield item.nodeid, code
+            info = getattr(item, "_fixtureinfo", None)
+            for fixture, defs in (getattr(info, "name2fixturedefs", None) or {}).items():
+                for d in defs:
+                    f = getattr(d, "func", None)
+                    code = getattr(getattr(f, "__func__", f), "__code__", None)
+                    if code is not None:
+                        yield f"{item.nodeid}[{fixture}]", code
 
     def changed(self) -> list[str]:
         now = self.snapshot()

@@ -26,8 +26,27 @@ def now() -> float:
     return time.time()
 
 
+_STORES: dict[tuple[str, int], Store] = {}  # (store path, thread) -> the command's one connection
+
+
 def open_store(wb: Workbook) -> Store:
-    return Store(wb.kata_dir / "kata.db")
+    """The store of `wb`: one connection per command (and thread), closed by `close_stores`."""
+    import threading
+
+    key = (str(wb.kata_dir / "kata.db"), threading.get_ident())
+    store = _STORES.get(key)
+    if store is None or store.db is None or not store.path.exists():
+        if store is not None:
+            store.close()
+        store = _STORES[key] = Store(wb.kata_dir / "kata.db")
+    return store
+
+
+def close_stores() -> None:
+    """Close every connection `open_store` made (the CLI calls this as each command ends)."""
+    while _STORES:
+        _, store = _STORES.popitem()
+        store.close()
 
 
 # --- start ------------------------------------------------------------------
@@ -211,6 +230,12 @@ def pick_katas(wb: Workbook, slug: str | None, all_: bool) -> list[Kata]:
     )
 
 
+def level_passed(lv) -> bool:
+    """The one level-pass rule: a level (a grading.LevelScore) passes when it has hidden tests
+    and every one of them passed. It opens the next level and is recorded as a level event."""
+    return bool(lv.total) and lv.passed == lv.total
+
+
 @dataclass
 class Graded:
     kata: Kata
@@ -259,16 +284,20 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     levels = v.levels if v.question is not None else None
     junit = wb.kata_dir / "junit" / f"{kata.slug}-{suite}.xml"  # the latest run, for CI systems
     junit.parent.mkdir(parents=True, exist_ok=True)
-    result = grading.grade(kata, path, suite=suite, junit_xml=junit, code=code, levels=levels,
-                           on_progress=on_progress)
+    sealed = suite == "hidden" and session is not None  # hidden tests stay hidden until the end
+    result = grading.grade(kata, path, suite=suite, junit_xml=None if sealed else junit, code=code,
+                           levels=levels, on_progress=on_progress)
+    if sealed:
+        from kata.results import write_level_junit
+
+        write_level_junit(result, junit)
     sub = store.add_submission(session.id if session else None, kata.slug, code,
                                result.to_json(), t, suite=suite,
                                suite_version=_suite_version(kata) if suite == "hidden" else None)
     graded = Graded(kata, path, result, session, sub, levels)
     if suite == "hidden" and session is not None and not result.tampered:
         for lv in result.levels:
-            if lv.total and lv.passed == lv.total and \
-                    store.record_level_passed(session.id, kata.slug, lv.level, t, sub.id):
+            if level_passed(lv) and store.record_level_passed(session.id, kata.slug, lv.level, t, sub.id):
                 graded.passed_now.append(lv.level)
         after = open_levels(v.question, store.passed_levels(session.id, kata.slug))
         graded.opened = [lv for lv in after if lv not in v.levels]
@@ -319,6 +348,9 @@ def settle(wb: Workbook, progress=None) -> list[AutoSubmitted]:
         except BaseException:
             store.unclaim_settlement(s.id)  # e.g. a changed hidden suite: a later command retries
             raise
+        # settled only now, with every result recorded: a settle that dies (SIGKILL, a closed
+        # terminal) leaves a claim that the next command takes over and redoes
+        store.finish_settlement(s.id, now())
     return done
 
 
@@ -344,8 +376,11 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
         if not candidates:
             continue
         saved_at, code = max(candidates, key=lambda c: c[0])
-        if any(sub.code == code for sub in store.counted_submissions(s, q.kata)):
-            continue  # that version was graded already
+        earlier = [sub for sub in store.counted_submissions(s, q.kata) if sub.code == code]
+        if earlier:  # that version was graded already (by a submit, or a settle that then died)
+            _record_levels(store, s.id, q.kata, grading.SuiteResult.from_json(earlier[-1].result),
+                           earlier[-1].submitted_at, earlier[-1].id)
+            continue
         if not kata.grader.is_dir():
             continue  # a student bundle: no hidden suite here
         # The saved version is the final answer: levels open as far as it passes them, in
@@ -357,18 +392,24 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
             reached = []
             for lv in result.levels:
                 reached.append(lv.level)
-                if not (lv.total and lv.passed == lv.total):
+                if not level_passed(lv):
                     break
             result.tests = [t for t in result.tests if t.task_id in reached]
             grading.score(result, kata, reached)
         sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True,
                                    suite_version=_suite_version(kata))
-        if not result.tampered:
-            for lv in result.levels:
-                if lv.total and lv.passed == lv.total:
-                    store.record_level_passed(s.id, q.kata, lv.level, saved_at, sub.id)
+        _record_levels(store, s.id, q.kata, result, saved_at, sub.id)
         done.append(AutoSubmitted(s, kata, saved_at, sub))
     return done
+
+
+def _record_levels(store: Store, session_id: int, slug: str, result, at: float, sub_id: int) -> None:
+    """Level events for every level `result` passed (idempotent: the first pass is kept)."""
+    if result.tampered:
+        return
+    for lv in result.levels:
+        if level_passed(lv):
+            store.record_level_passed(session_id, slug, lv.level, at, sub_id)
 
 
 # --- hints ------------------------------------------------------------------

@@ -9,7 +9,7 @@ Tables (schema version in `PRAGMA user_version`, migrated forward on open):
                  that ran out is reported as 'timed_out'), settled_at (v2: when the work saved
                  before the deadline was auto-submitted)
     submissions  id, session_id (NULL: practice outside a session), slug, submitted_at,
-                 code (the file's full text), result (the full JSON result), points_earned,
+                 code (the file's full text), result (the full JSON result; sealed for the hidden suite, see seal()), points_earned,
                  points_possible, status, suite ('hidden': `kata submit`; 'visible': `kata check`,
                  kept so that every version of the learner's code is snapshotted), auto (v2: 1 for
                  the auto-submission of the last version saved before the deadline)
@@ -33,9 +33,14 @@ is its best counted one (most points; the later of equals).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import os
+import socket
 import sqlite3
 import time
+import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,12 +105,40 @@ MIGRATIONS: dict[int, list[str]] = {
         "ALTER TABLE submissions ADD COLUMN suite_version TEXT",
         "ALTER TABLE submissions ADD COLUMN regrade_of INTEGER REFERENCES submissions(id)",
         "ALTER TABLE sessions ADD COLUMN seed INTEGER",
+        # who is auto-submitting a session that ran out ("pid@host@epoch"): a settle is a
+        # transaction (settled_at is set once its results are recorded); a claim whose process
+        # is gone, or older than SETTLE_LEASE, is taken over by the next command
+        "ALTER TABLE sessions ADD COLUMN settle_claim TEXT",
     ],
 }
 
 
 # rows that no later regrade replaced (a regrade points at what it replaced through regrade_of)
 _CURRENT = "id NOT IN (SELECT regrade_of FROM submissions WHERE regrade_of IS NOT NULL)"
+
+SETTLE_LEASE = 15 * 60.0  # seconds after which any settle claim is taken over
+
+
+def _claim_alive(claim: str | None, now: float) -> bool:
+    """Whether the process that wrote `claim` ("pid@host@epoch") may still be settling."""
+    if not claim:
+        return False
+    try:
+        pid, host, at = claim.split("@")
+        pid, at = int(pid), float(at)
+    except ValueError:
+        return False
+    if now - at > SETTLE_LEASE:
+        return False
+    if host != socket.gethostname():
+        return True  # another machine's process: trust the lease
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class StoreError(Exception):
@@ -177,9 +210,46 @@ def _session(row) -> Session:
 
 def _submission(row) -> Submission:
     return Submission(row["id"], row["session_id"], row["slug"], row["submitted_at"], row["code"],
-                      json.loads(row["result"]), row["points_earned"], row["points_possible"],
+                      json.loads(unseal(row["result"])), row["points_earned"], row["points_possible"],
                       row["status"], row["suite"], bool(row["auto"]), row["suite_version"],
                       row["regrade_of"])
+
+
+# --- sealed results -----------------------------------------------------------
+# A hidden-suite result names hidden tests, their edge texts and tracebacks, which `kata submit`
+# hides during a session. It is stored sealed (compressed, then XORed with a SHA-256 key stream
+# under a random nonce), so no file under the state folder holds a hidden test's name in any
+# plain encoding. The key is fixed in this file: this keeps the names from a glance, a grep or a
+# copied .kata/ folder, not from someone who reads this code (they can read graders/ as well).
+
+_SEAL_PREFIX = "sealed1:"
+_SEAL_KEY = hashlib.sha256(b"kata: hidden results stay out of sight until review").digest()
+
+
+def _stream(nonce: bytes, n: int) -> bytes:
+    out = bytearray()
+    counter = 0
+    while len(out) < n:
+        out += hashlib.sha256(_SEAL_KEY + nonce + counter.to_bytes(8, "big")).digest()
+        counter += 1
+    return bytes(out[:n])
+
+
+def seal(text: str) -> str:
+    """'{"tests": ...}' -> 'sealed1:<base64>' (see above)."""
+    nonce = os.urandom(16)
+    data = zlib.compress(text.encode("utf-8"))
+    body = bytes(a ^ b for a, b in zip(data, _stream(nonce, len(data))))
+    return _SEAL_PREFIX + base64.b64encode(nonce + body).decode("ascii")
+
+
+def unseal(text: str) -> str:
+    """The inverse of seal; plain text (a store written before sealing) passes through."""
+    if not text.startswith(_SEAL_PREFIX):
+        return text
+    raw = base64.b64decode(text[len(_SEAL_PREFIX):])
+    nonce, body = raw[:16], raw[16:]
+    return zlib.decompress(bytes(a ^ b for a, b in zip(body, _stream(nonce, len(body))))).decode("utf-8")
 
 
 _CHECKED: set[tuple] = set()  # (path, inode, size) of stores this process found intact
@@ -244,7 +314,10 @@ class Store:
                           "aside and rebuild what can be read (your workspace/ is never touched)")
 
     def close(self) -> None:
-        self.db.close()
+        """Close the connection (again: a no-op)."""
+        if self.db is not None:
+            self.db.close()
+            self.db = None
 
     @contextmanager
     def transaction(self):
@@ -355,7 +428,9 @@ class Store:
                 "INSERT INTO submissions (session_id, slug, submitted_at, code, result, "
                 "points_earned, points_possible, status, suite, auto, suite_version, regrade_of) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, slug, now, code, json.dumps(result), result.get("points_earned", 0.0),
+                (session_id, slug, now, code,
+                 seal(json.dumps(result)) if suite == "hidden" else json.dumps(result),
+                 result.get("points_earned", 0.0),
                  result.get("points_possible", 0), result.get("status", "error"), suite, int(auto),
                  suite_version, regrade_of),
             )
@@ -410,14 +485,25 @@ class Store:
         """Settling failed part-way (nothing was recorded for the question that failed): let a
         later command try again."""
         with self.transaction() as db:
-            db.execute("UPDATE sessions SET settled_at = NULL WHERE id = ?", (session_id,))
+            db.execute("UPDATE sessions SET settle_claim = NULL WHERE id = ?", (session_id,))
 
     def claim_settlement(self, session_id: int, now: float) -> bool:
-        """Mark the session settled; False if another process did first (it settles it)."""
+        """Claim the auto-submission of a session that ran out; False if a live process holds
+        it. A claim left by a process that died (SIGKILL, a closed terminal) is taken over."""
+        me = f"{os.getpid()}@{socket.gethostname()}@{now}"
         with self.transaction() as db:
-            cur = db.execute("UPDATE sessions SET settled_at = ? WHERE id = ? AND settled_at IS NULL",
-                             (now, session_id))
-        return cur.rowcount == 1
+            row = db.execute("SELECT settle_claim, settled_at FROM sessions WHERE id = ?",
+                             (session_id,)).fetchone()
+            if row is None or row["settled_at"] is not None or _claim_alive(row["settle_claim"], now):
+                return False
+            db.execute("UPDATE sessions SET settle_claim = ? WHERE id = ?", (me, session_id))
+        return True
+
+    def finish_settlement(self, session_id: int, now: float) -> None:
+        """Every auto-submission of the session is recorded: it is settled."""
+        with self.transaction() as db:
+            db.execute("UPDATE sessions SET settled_at = ?, settle_claim = NULL WHERE id = ?",
+                       (now, session_id))
 
     def best_scores(self) -> dict[str, tuple[float, float]]:
         """slug -> (best points earned, points possible) over every submission."""
@@ -519,7 +605,9 @@ def repair(path: Path, now: float) -> Repair:
     except sqlite3.Error:
         new.close()
         return Repair(False, aside, salvaged, lost)
-    for table in ("sessions", "submissions", "hints"):
+    tables = [r[0] for r in new.db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")]
+    for table in tables:  # every table of the schema, in creation order (sessions first)
         salvaged[table] = lost[table] = 0
         try:
             rows = old.execute(f"SELECT * FROM {table} ORDER BY id").fetchall()

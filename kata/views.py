@@ -137,7 +137,7 @@ def briefing(plan, bundle: bool = False) -> None:
     if plan.description:
         say(plan.description, markup=False)
     say("")
-    for i, (q, kata) in enumerate(zip(plan.questions, plan.katas), start=1):
+    for i, (q, kata) in enumerate(zip(plan.questions, plan.katas, strict=True), start=1):
         levels = ("all levels" if len(q.levels) == len(kata.levels) and len(q.levels) > 1
                   else "level " + ", ".join(map(str, q.levels)) if len(q.levels) == 1
                   else "levels " + ", ".join(map(str, q.levels)))

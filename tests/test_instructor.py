@@ -288,14 +288,15 @@ def test_grade_batch_over_a_folder_with_no_kata_file_is_an_error(fixture_workboo
 
 
 def test_one_students_code_cannot_change_anothers_result(fixture_workbook, tmp_path, monkeypatch):
-    from tests.test_grading import HOSTILE
+    from tests.test_grading import hostile
 
     cohort = tmp_path / "subs"
     for name in ("mallory", "zed"):
         (cohort / name).mkdir(parents=True)
-    shutil.copyfile(HOSTILE / "rewrite_graders.py", cohort / "mallory" / "adder.py")
+    shutil.copyfile(hostile("rewrite_graders", tmp_path, target=fixture_workbook),
+                    cohort / "mallory" / "adder.py")
     shutil.copyfile(fixture_workbook / "solutions" / "adder.py", cohort / "zed" / "adder.py")
-    monkeypatch.setenv("KATA_HOSTILE_TARGET", str(fixture_workbook))
+    monkeypatch.setenv("KATA_SANDBOX", "off")  # the unsandboxed path: the workbook is in reach
     book = grade_batch(Workbook.find(), cohort, workers=1, limits=FAST)
     rows = {r["student"]: r for r in book["rows"]}
     assert rows["mallory"]["points_earned"] == 0

@@ -17,15 +17,16 @@ HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
 
 
 def grading_processes(marker: str) -> list[int]:
-    """Live (not zombie) processes that carry `marker` in their environment and run pytest."""
+    """Live (not zombie) grading processes whose command line names a path under `marker` (the
+    TMPDIR given to `kata`, where each run's private copy lives; the child's environment is an
+    allowlist, so a marker there would not reach it)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if f"KATA_ORPHAN_MARKER={marker}".encode() not in (entry / "environ").read_bytes():
-                continue
-            if b"--kata-events" not in (entry / "cmdline").read_bytes():
+            cmdline = (entry / "cmdline").read_bytes()
+            if marker.encode() not in cmdline or b"--kata-events" not in cmdline:
                 continue
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
@@ -37,8 +38,11 @@ def grading_processes(marker: str) -> list[int]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
-def test_killing_kata_submit_leaves_no_grading_process(fixture_workbook, isolated_state, sig):
-    env = dict(os.environ, KATA_ORPHAN_MARKER=uuid.uuid4().hex)
+def test_killing_kata_submit_leaves_no_grading_process(fixture_workbook, isolated_state, sig,
+                                                         tmp_path):
+    marker = tmp_path / f"tmp-{uuid.uuid4().hex}"
+    marker.mkdir()
+    env = dict(os.environ, TMPDIR=str(marker), KATA_ORPHAN_MARKER=str(marker))
     run = [sys.executable, "-m", "kata"]
     subprocess.run([*run, "start", "adder"], env=env, check=True, capture_output=True)
     shutil.copyfile(HOSTILE / "all_c_loops.py", isolated_state / "workspace" / "adder.py")

@@ -1,0 +1,175 @@
+"""What a grading run produces: per-test results, per-level scores, the run's verdict, JUnit XML.
+
+Shaped like Exercism's results.json v3 (status, message, tests[] in file order with name, status,
+message, output, task_id = level) plus points earned and possible per level. `apply_report` turns
+one of the plugin's report events into a test's status; `Limits` bounds one run.
+
+    >>> TestResult("graders/x/test_a.py::test_one", PASS).status
+    'pass'
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+PASS, FAIL, ERROR = "pass", "fail", "error"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on one grading run. Defaults suit a kata's hidden suite on a small machine."""
+
+    test_timeout: float = 20.0  # pytest-timeout per test (signal method: a clean failure)
+    hard_test_grace: float = 3.0  # then the parent kills the child (a loop inside C code)
+    wall_timeout: float = 60.0  # the budget of the whole run, restarts included
+    import_timeout: float = 10.0  # importing the learner's module, once, before the first test
+    strike_timeout: float = 5.0  # per test, once two tests in a row have timed out, and in the
+    # rescue run that grades the tests left when the budget runs out (one fresh child)
+    memory_bytes: int = 3 * 1024**3  # RLIMIT_AS of the child
+    max_restarts: int = 200
+
+    def __post_init__(self):
+        for name in ("test_timeout", "hard_test_grace", "wall_timeout", "import_timeout",
+                     "strike_timeout"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)}")
+
+
+@dataclass(slots=True)
+class TestResult:
+    name: str  # the pytest node id, relative to the workbook root
+    status: str  # pass | fail | error
+    message: str | None = None
+    detail: str | None = None  # the full failure report (shown by `kata check` and `kata review`)
+    output: str | None = None
+    task_id: int | None = None  # the level
+    points: float = 1.0
+    edge: str | None = None
+    duration: float = 0.0
+    impl: str | None = None  # sweep mode: which implementation this test ran on
+
+
+@dataclass(slots=True)
+class LevelScore:
+    level: int
+    name: str
+    passed: int
+    total: int
+    points_earned: float
+    points_possible: int
+
+
+@dataclass(slots=True)
+class SuiteResult:
+    status: str
+    message: str | None
+    tests: list[TestResult]
+    levels: list[LevelScore] = field(default_factory=list)
+    points_earned: float = 0.0
+    points_possible: int = 0
+    duration: float = 0.0
+    restarts: int = 0
+    tampered: str | None = None  # why the run's verdicts cannot be trusted (then 0 points)
+    version: int = 3
+
+    @property
+    def passed(self) -> int:
+        return sum(t.status == PASS for t in self.tests)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SuiteResult":
+        data = dict(data)
+        data.setdefault("tampered", None)
+        data["tests"] = [TestResult(**t) for t in data.get("tests", [])]
+        data["levels"] = [LevelScore(**lv) for lv in data.get("levels", [])]
+        return cls(**data)
+
+    def outcome_key(self) -> list[tuple]:
+        """What must be identical between two gradings of the same code (no timings)."""
+        return [(t.name, t.status, t.task_id, t.points) for t in self.tests]
+
+
+
+def write_junit(result: SuiteResult, path: Path) -> None:
+    """JUnit XML of the merged result (complete across child restarts), for CI importers."""
+    import xml.etree.ElementTree as ET
+
+    failures = sum(t.status == FAIL for t in result.tests)
+    errors = sum(t.status == ERROR for t in result.tests)
+    suites = ET.Element("testsuites")
+    suite = ET.SubElement(suites, "testsuite", name="kata", tests=str(len(result.tests)),
+                          failures=str(failures), errors=str(errors), skipped="0",
+                          time=f"{result.duration:.3f}")
+    for t in result.tests:
+        file, _, rest = t.name.partition("::")
+        classname = file.removesuffix(".py").replace("/", ".")
+        case = ET.SubElement(suite, "testcase", classname=classname, name=rest or file,
+                             time=f"{t.duration:.3f}")
+        props = ET.SubElement(case, "properties")
+        for key, value in (("level", t.task_id), ("points", t.points), ("edge", t.edge)):
+            if value is not None:
+                ET.SubElement(props, "property", name=key, value=str(value))
+        if t.status in (FAIL, ERROR):
+            tag = "failure" if t.status == FAIL else "error"
+            node = ET.SubElement(case, tag, message=(t.message or "")[:500])
+            node.text = t.detail or t.message or ""
+        if t.output:
+            ET.SubElement(case, "system-out").text = t.output
+    if result.message:
+        ET.SubElement(suite, "system-err").text = result.message
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def write_level_junit(result: SuiteResult, path: Path) -> None:
+    """JUnit XML that carries only what `kata submit` shows during a live session: one case per
+    level with its counts and points, no hidden test's name, message or output."""
+    import xml.etree.ElementTree as ET
+
+    suites = ET.Element("testsuites")
+    failed = sum(lv.passed < lv.total for lv in result.levels)
+    suite = ET.SubElement(suites, "testsuite", name="kata", tests=str(len(result.levels)),
+                          failures=str(failed), errors="0", skipped="0", time=f"{result.duration:.3f}")
+    for lv in result.levels:
+        case = ET.SubElement(suite, "testcase", classname="levels", name=f"level {lv.level}: {lv.name}",
+                             time="0")
+        props = ET.SubElement(case, "properties")
+        for key, value in (("level", lv.level), ("passed", lv.passed), ("total", lv.total),
+                           ("points_earned", lv.points_earned), ("points_possible", lv.points_possible)):
+            ET.SubElement(props, "property", name=key, value=str(value))
+        if lv.passed < lv.total:
+            ET.SubElement(case, "failure", message=f"{lv.passed} of {lv.total} hidden tests passed")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def apply_report(t: TestResult, ev: dict) -> None:
+    when, outcome = ev["when"], ev["outcome"]
+    t.duration += ev.get("duration", 0.0)
+    if ev.get("output"):
+        t.output = ((t.output or "") + ev["output"])[:4000]
+    if when == "setup":
+        if outcome == "failed":
+            t.status, t.message, t.detail = ERROR, ev.get("message"), ev.get("detail")
+        elif outcome == "skipped":
+            t.status, t.message = FAIL, f"skipped: {ev.get('message')}"
+    elif when == "call":
+        if outcome == "passed":
+            t.status, t.message = PASS, None
+        elif outcome == "failed":
+            t.status, t.message, t.detail = FAIL, ev.get("message"), ev.get("detail")
+        else:
+            t.status, t.message = FAIL, f"skipped: {ev.get('message')}"
+    elif when == "teardown" and outcome == "failed" and t.status == PASS:
+        t.status, t.message, t.detail = ERROR, ev.get("message"), ev.get("detail")
+
+
+def common_message(results: list[TestResult]) -> str | None:
+    messages = {t.message for t in results}
+    return messages.pop() if len(messages) == 1 else None
+
+

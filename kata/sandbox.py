@@ -1,0 +1,158 @@
+"""The grading child's sandbox: one function wraps its command line, one decides if it can.
+
+When bubblewrap (`bwrap`, Debian's `bubblewrap` package) works on this machine, every grading
+child runs inside it:
+
+* new mount, PID, IPC, UTS, user and network namespaces (no network at all);
+* a read-only view of the Python installation, the installed `kata` package (and nothing beside
+  it: an editable install keeps solutions/ and graders/ next to kata/, and they stay out of view)
+  and the run's private folder (the hidden suite and the learner's file, copied for this run);
+* a fresh, empty, writable tmpfs as the working folder, home and /tmp;
+* no view of the workbook, the workspace, the submissions folder or the state folder;
+* `--die-with-parent` and a PID namespace: when the run ends, every process the learner's code
+  started ends with it (a double fork and setsid included);
+* an empty environment plus an allowlist (`child_env`).
+
+Whether bwrap works is decided once per process by a real trial run (`status()`), not by its
+presence on PATH: in containers and under some AppArmor profiles bwrap is installed but refused.
+Where it does not work, grading runs as before (process group, resource limits, signed events,
+canaries, manifest checks) and `kata doctor` and `kata grade-batch` say so in one line
+(`status_line()`).
+
+    >>> wrap(["python", "-m", "pytest"], [Path("/tmp/kata-run-x")])[:2]  # doctest: +SKIP
+    ['/usr/bin/bwrap', '--unshare-all']
+
+Set KATA_SANDBOX=off to grade without it (tests of the unsandboxed path do so).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+log = logging.getLogger("kata.harness")
+
+INSTALL_HINT = "install bubblewrap (e.g. `sudo apt-get install bubblewrap`)"
+ENV_SWITCH = "KATA_SANDBOX"  # "off": never sandbox
+WORKDIR = "/kata-work"  # the child's working folder and home inside the sandbox (a tmpfs)
+ALLOWED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+
+_STATUS: dict[str, str | None] = {}  # "reason" -> None (works) or why not, once per process
+
+
+def status() -> str | None:
+    """None when grading children run in the sandbox, else why not (one phrase). Cached."""
+    if os.environ.get(ENV_SWITCH, "").lower() in ("off", "0", "no"):
+        return f"{ENV_SWITCH}=off"
+    if "reason" not in _STATUS:
+        _STATUS["reason"] = _trial()
+        log.info("sandbox: %s", "bubblewrap works (trial run passed)" if _STATUS["reason"] is None
+                 else f"not used: {_STATUS['reason']}")
+    return _STATUS["reason"]
+
+
+def available() -> bool:
+    return status() is None
+
+
+def status_line() -> str:
+    """One line for `kata doctor` and `kata grade-batch`."""
+    reason = status()
+    if reason is None:
+        return "grading is sandboxed (bubblewrap: no network, no view of the workbook or other files)"
+    if reason.startswith(ENV_SWITCH):
+        return f"grading is not sandboxed ({reason})"
+    return f"grading is not sandboxed ({reason}): {INSTALL_HINT} and check that it can run"
+
+
+def _bwrap() -> str | None:
+    return shutil.which("bwrap")
+
+
+def _trial() -> str | None:
+    """Run `python -c` inside the very sandbox a grading child gets; None if it printed back."""
+    if not sys.platform.startswith("linux"):
+        return "bubblewrap needs Linux"
+    if _bwrap() is None:
+        return "bwrap is not on PATH"
+    probe = "import sys, socket; print('kata-sandbox-ok', sys.prefix)"
+    cmd = wrap([sys.executable, "-c", probe], [], force=True)
+    try:
+        done = subprocess.run(cmd, capture_output=True, timeout=20, env=child_env({}),
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap could not be started ({type(exc).__name__})"
+    if done.returncode != 0 or b"kata-sandbox-ok" not in done.stdout:
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bwrap is installed but refused to run ({err[-1][:120] if err else done.returncode})"
+    return None
+
+
+def child_env(extra: dict[str, str]) -> dict[str, str]:
+    """An empty environment plus the allowlist, plus `extra` (the harness's own variables).
+
+    Nothing else of the parent's environment (an instructor's tokens, KATA_* settings,
+    PYTHONPATH, PYTEST_ADDOPTS) reaches learner code, sandboxed or not."""
+    env = {k: os.environ[k] for k in ALLOWED_ENV if k in os.environ}
+    env.setdefault("PATH", "/usr/bin:/bin")
+    env.setdefault("LANG", "C.UTF-8")
+    env["PYTHONHASHSEED"] = "0"
+    env["PYTHONNOUSERSITE"] = "1"
+    env.update(extra)
+    return env
+
+
+# --- what the child sees ------------------------------------------------------
+
+_CONTENT_DIRS = ("solutions", "graders", "katas", "exams", "tests", "workbook", "_workbook", "data")
+
+
+def _python_roots() -> list[Path]:
+    """Folders the interpreter and its installed packages live in (read-only in the sandbox)."""
+    paths = sysconfig.get_paths()
+    roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
+             Path(paths["stdlib"]), Path(paths["purelib"]), Path(paths["platlib"]),
+             Path(os.path.realpath(sys.executable)).parent}
+    roots = sorted(r for r in roots if r.exists())
+    return [r for r in roots if not any(other in r.parents for other in roots)]
+
+
+def _package_dir() -> Path:
+    return Path(__file__).resolve().parent
+
+
+def wrap(cmd: list[str], visible: list[Path], force: bool = False) -> list[str]:
+    """`cmd` run inside bubblewrap, or `cmd` unchanged where the sandbox is not available.
+
+    `visible`: the run's private folders (its copy of the suite, the learner's file), mounted
+    read-only at the same paths so the command's arguments stay valid."""
+    if not force and not available():
+        return cmd
+    args = [_bwrap() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for system in ("/usr", "/etc/alternatives", "/etc/ssl"):
+        args += ["--ro-bind-try", system, system]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
+        target = Path(top)
+        if target.is_symlink():
+            args += ["--symlink", os.readlink(target), top]
+        elif target.is_dir():
+            args += ["--ro-bind", top, top]
+    package = _package_dir()
+    for root in _python_roots():
+        if any((root / name).is_dir() for name in ("solutions", "graders")):
+            continue  # a workbook (e.g. a venv made in the clone itself): never mounted whole
+        args += ["--ro-bind", str(root), str(root)]
+    args += ["--ro-bind", str(package), str(package)]
+    for name in _CONTENT_DIRS:  # a wheel may ship workbook content under the package
+        if (package / name).is_dir():
+            args += ["--tmpfs", str(package / name)]
+    for folder in visible:
+        args += ["--ro-bind", str(folder), str(folder)]
+    args += ["--tmpfs", WORKDIR, "--setenv", "HOME", WORKDIR, "--chdir", WORKDIR, "--"]
+    return args + cmd

@@ -1,0 +1,153 @@
+"""grade-batch against hostile students: nobody's result can be touched, every row is kept.
+
+The lru-kv-cache batch needs a working bubblewrap (CI installs it); the rest run on both paths.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from kata import sandbox
+from kata.catalog import Workbook
+from kata.cohort import grade_batch
+from kata.grading import Limits
+from tests.test_sandbox import _alive
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = Limits(test_timeout=2, hard_test_grace=2, wall_timeout=120)
+
+MALLORY = '''
+import os, pathlib, time
+for other in ("alice", "bob"):  # rewrite or delete another student's file
+    target = pathlib.Path("__SUBS__") / other / "lru_kv_cache.py"
+    try:
+        target.write_text("raise SystemExit('sunk')\\n")
+    except OSError:
+        pass
+    try:
+        target.unlink()
+    except OSError:
+        pass
+if os.fork() == 0:  # leave a process running
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(60)
+    os._exit(0)
+os.wait()
+SAW = [k for k in os.environ if "TOKEN" in k] + [
+    str(p) for p in (pathlib.Path("__ROOT__") / "solutions" / "lru-kv-cache.py",
+                     pathlib.Path("__ROOT__") / "graders" / "lru-kv-cache" / "test_lru_kv_cache_level1.py")
+    if os.access(p, os.R_OK)]
+'''
+
+
+@pytest.mark.skipif(sandbox.status() is not None, reason=f"no working bubblewrap ({sandbox.status()})")
+def test_a_hostile_student_changes_nothing_in_a_sandboxed_batch(tmp_path, monkeypatch):
+    """Three students on lru-kv-cache; mallory's module tries to rewrite and delete the others'
+    files, read the instructor's environment and the reference, and leave a process running.
+    Her code is the reference otherwise, and breaks if it saw anything: everyone keeps full marks."""
+    reference = (ROOT / "solutions" / "lru-kv-cache.py").read_text()
+    subs = tmp_path / "subs"
+    for name in ("alice", "bob", "mallory"):
+        (subs / name).mkdir(parents=True)
+    (subs / "alice" / "lru_kv_cache.py").write_text(reference)
+    (subs / "bob" / "lru_kv_cache.py").write_text(reference)
+    attack = MALLORY.replace("__SUBS__", str(subs)).replace("__ROOT__", str(ROOT))
+    (subs / "mallory" / "lru_kv_cache.py").write_text(
+        reference.replace("from __future__ import annotations\n", "from __future__ import annotations\n" + attack, 1)
+        .replace("    def put(self, key: str, blocks: list[int]) -> list[str]:\n",
+                 "    def put(self, key: str, blocks: list[int]) -> list[str]:\n        assert not SAW, SAW\n"))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(runs))
+    monkeypatch.setenv("KATA_INSTRUCTOR_TOKEN", "s3cret")
+    book = grade_batch(Workbook.find(ROOT), subs, workers=2, limits=Limits(wall_timeout=120))
+    rows = {r["student"]: r for r in book["rows"] if r["kata"] == "lru-kv-cache"}
+    for name in ("alice", "bob", "mallory"):
+        assert rows[name]["status"] == "pass", (name, rows[name]["message"], rows[name]["failed"][:3])
+    assert (subs / "alice" / "lru_kv_cache.py").read_text() == reference
+    time.sleep(3)
+    assert _alive(str(runs)) == []
+
+
+def test_fifos_symlinks_and_folders_are_one_line_errors_in_their_rows(fixture_workbook, tmp_path):
+    reference = fixture_workbook / "solutions" / "adder.py"
+    subs = tmp_path / "subs"
+    for name in ("fifo", "link", "folder", "latin", "zed"):
+        (subs / name).mkdir(parents=True)
+    os.mkfifo(subs / "fifo" / "adder.py")
+    (subs / "link" / "adder.py").symlink_to(reference)
+    (subs / "folder" / "adder.py").mkdir()
+    (subs / "latin" / "adder.py").write_bytes(reference.read_bytes() + b"# caf\xe9\n")
+    shutil.copyfile(reference, subs / "zed" / "adder.py")
+    odd = os.fsdecode(b"caf\xe9")
+    (subs / odd).mkdir()
+    shutil.copyfile(reference, subs / odd / "adder.py")
+    book = grade_batch(Workbook.find(fixture_workbook), subs, workers=2, limits=FAST)
+    rows = {r["student"]: r for r in book["rows"]}
+    for name, what in (("fifo", "a FIFO"), ("link", "a symbolic link"), ("folder", "a folder"),
+                       ("latin", "is not UTF-8"), ("caf\\xe9", "folder name is not UTF-8")):
+        message = rows[name]["message"]
+        assert rows[name]["status"] == "error" and what in message and "\n" not in message, (name, message)
+    assert rows["zed"]["status"] == "pass" and rows["zed"]["points_earned"] == 30
+
+
+def test_killing_a_batch_keeps_every_finished_row(fixture_workbook, tmp_path):
+    """The gradebook is rewritten as each student finishes: a batch killed mid-way keeps them."""
+    from tests.test_grading import HOSTILE
+
+    subs = tmp_path / "subs"
+    for i in range(2):
+        (subs / f"a{i}").mkdir(parents=True)
+        shutil.copyfile(fixture_workbook / "solutions" / "adder.py", subs / f"a{i}" / "adder.py")
+    (subs / "zz").mkdir()
+    shutil.copyfile(HOSTILE / "all_c_loops.py", subs / "zz" / "adder.py")  # slow: graded last
+    out = tmp_path / "book"
+    env = dict(os.environ, KATA_WORKBOOK=str(fixture_workbook), KATA_SANDBOX="off")
+    batch = subprocess.Popen([sys.executable, "-m", "kata", "grade-batch", str(subs), "--out", str(out),
+                              "--workers", "1", "--timeout", "30"], env=env, cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            rows = json.loads((out / "gradebook.json").read_text())["rows"] \
+                if (out / "gradebook.json").is_file() else []
+            if len(rows) >= 2:
+                break
+            assert time.monotonic() < deadline and batch.poll() is None, batch.communicate()
+            time.sleep(0.3)
+        batch.send_signal(signal.SIGINT)
+        batch.wait(timeout=30)
+    finally:
+        if batch.poll() is None:
+            batch.kill()
+    assert batch.returncode == 130
+    assert "interrupted" in batch.stderr.read().decode()
+    kept = {r["student"]: r for r in json.loads((out / "gradebook.json").read_text())["rows"]}
+    assert kept["a0"]["status"] == kept["a1"]["status"] == "pass"
+    assert "a0,adder,pass,30" in (out / "gradebook.csv").read_text()
+
+
+def test_require_sandbox_refuses_to_start_without_it(fixture_workbook, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from kata.cli import app
+
+    (tmp_path / "subs" / "a").mkdir(parents=True)
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", tmp_path / "subs" / "a" / "adder.py")
+    monkeypatch.setenv("KATA_SANDBOX", "off")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["grade-batch", "subs", "--require-sandbox"])
+    assert result.exit_code == 2, result.output
+    assert "--require-sandbox: grading is not sandboxed (KATA_SANDBOX=off)" in result.output
+    assert not (tmp_path / "gradebook").exists()

@@ -1,0 +1,128 @@
+"""The run supervisor against a child that attacks the harness rather than the kata.
+
+Each test names the attack; most run without the sandbox (KATA_SANDBOX=off), where the harness
+alone must hold, and `tests/test_sandbox.py` covers what the sandbox adds.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from kata.catalog import Workbook, load_kata
+from kata.grading import ERROR, PASS, Limits, grade
+from kata.supervisor import RunSupervisor, watchdog
+from tests.test_grading import FAST, HOSTILE, by_name, hostile
+
+
+@pytest.fixture
+def adder(fixture_workbook):
+    return load_kata(fixture_workbook, "adder")
+
+
+@pytest.fixture
+def unsandboxed(monkeypatch):
+    monkeypatch.setenv("KATA_SANDBOX", "off")
+
+
+# --- the protocol, without a child ------------------------------------------------
+
+
+def test_the_supervisor_reads_a_run_as_its_events():
+    sup = RunSupervisor(FAST)
+    sup.begin_child([("test_canary_x", 0.5)])
+    for ev in ({"event": "collected", "tests": [{"id": "g/t.py::test_a", "level": 1, "points": 2},
+                                                {"id": "g/t.py::test_canary_x", "level": 1}]},
+               {"event": "start", "id": "g/t.py::test_a"},
+               {"event": "report", "id": "g/t.py::test_a", "when": "setup", "outcome": "passed"},
+               {"event": "report", "id": "g/t.py::test_a", "when": "call", "outcome": "passed"},
+               {"event": "report", "id": "g/t.py::test_a", "when": "teardown", "outcome": "passed"},
+               {"event": "finish"}):
+        sup.feed(ev)
+    assert sup.tampered is None and sup.finished == {"g/t.py::test_a"}
+    assert [(t.name, t.status, t.points) for t in sup.result().tests] == [("g/t.py::test_a", PASS, 2)]
+    sup.feed({"event": "start", "id": "g/t.py::test_a"})  # after "finish": nothing is expected
+    assert "after the run's last one" in sup.tampered
+
+
+@pytest.mark.parametrize("event, why", [
+    ({"event": "report", "id": "x", "when": "call", "outcome": "passed"}, "unexpected report"),
+    ({"event": "shrug"}, "does not know"),
+    ({"event": "tampered", "what": ["runner.call"], "when": "after x"}, "machinery was changed"),
+])
+def test_an_event_out_of_protocol_makes_the_run_tampered(event, why):
+    sup = RunSupervisor(FAST)
+    sup.feed(event)
+    assert why in (sup.tampered or "")
+    assert watchdog(sup, time.monotonic()) == "tampered"
+
+
+def test_the_watchdog_says_why_it_stops_a_child():
+    limits = Limits(test_timeout=2, hard_test_grace=1, import_timeout=3, wall_timeout=60)
+    sup = RunSupervisor(limits)
+    now = time.monotonic()
+    assert watchdog(sup, now) is None
+    sup.feed({"event": "import", "state": "start"})
+    assert "importing your module did not finish within 3s" in watchdog(sup, now + 4)
+    sup.feed({"event": "import", "state": "done"})
+    sup.feed({"event": "start", "id": "t"})
+    assert watchdog(sup, now + 2) is None
+    assert watchdog(sup, now + 4).startswith("timed out: still running after 3s")
+    for when in ("setup", "call", "teardown"):
+        sup.feed({"event": "report", "id": "t", "when": when, "outcome": "passed"})
+    assert "used up its 60s grading budget" in watchdog(sup, now + 61)
+
+
+# --- attacks on the harness ---------------------------------------------------------
+
+
+def test_a_rewritten_private_copy_is_a_tampered_run(adder, unsandboxed):
+    result = grade(adder, HOSTILE / "rewrite_private_copy.py", limits=FAST)
+    assert result.tampered and "private copy" in result.tampered, result
+    assert result.points_earned == 0 and result.status == ERROR
+
+
+def test_rewriting_the_test_functions_code_in_memory_earns_zero(adder, unsandboxed):
+    result = grade(adder, HOSTILE / "rewrite_test_code.py", limits=FAST)
+    assert result.tampered and "code:" in result.tampered, result
+    assert result.points_earned == 0 and result.message.startswith("tampered:")
+
+
+def test_a_fifo_where_an_events_file_could_be_does_not_hang_the_verdict(adder, unsandboxed):
+    limits = Limits(test_timeout=2, hard_test_grace=2, wall_timeout=30)
+    started = time.monotonic()
+    result = grade(adder, HOSTILE / "fifo_events.py", limits=limits)
+    assert time.monotonic() - started < 30  # within the budget
+    assert result.status == PASS, result  # events come over a pipe: nothing to block on
+
+
+# --- an honest hang costs only the tests that reach it ------------------------------
+
+SPIN = "while True:\n                    pass\n                "
+
+
+@pytest.fixture
+def lru():
+    return Workbook.find(Path(__file__).resolve().parents[1]).kata("lru-kv-cache")
+
+
+def test_a_hang_on_a_common_path_loses_only_the_tests_that_reach_it(lru, tmp_path):
+    """One eviction path spins forever: the budget runs out, and the tests it did not reach are
+    still graded (the rescue run), exactly as if that path had raised instead."""
+    source = lru.solution.read_text()
+    path = "                evicted.append(victim.key)\n"
+    assert path in source
+    spins = tmp_path / "spins" / lru.module
+    raises = tmp_path / "raises" / lru.module
+    for target, body in ((spins, SPIN), (raises, "raise RuntimeError('bug')\n                ")):
+        target.parent.mkdir()
+        target.write_text(source.replace(path, "                " + body + path.lstrip()))
+    limits = Limits(test_timeout=1, hard_test_grace=1, strike_timeout=0.5, wall_timeout=8)
+    hang = grade(lru, spins, limits=limits, levels=[1])  # level 1 evicts in many of its tests
+    crash = grade(lru, raises, limits=limits, levels=[1])
+    lost = {n for n, t in by_name(hang).items() if t.status != PASS}
+    wrong = {n for n, t in by_name(crash).items() if t.status != PASS}
+    assert wrong and lost == wrong, (sorted(lost - wrong), sorted(wrong - lost))
+    assert hang.restarts >= 1  # the budget ran out: the rescue run graded the rest
