@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kata.catalog import CatalogError, Kata
+from kata.rewrite import parse
 from kata.zoo import PatchError, ZooPatch, entries
 
 CORRECT_CLAIM = "HUNT_VERDICT"  # `HUNT_VERDICT = "correct"` in the test file: "this code is correct"
@@ -78,7 +79,7 @@ def def_levels(stub: str) -> dict[str, int]:
     marks = [(i, int(m.group(1))) for i, line in enumerate(stub.splitlines(), start=1)
              if (m := _LEVEL_MARK.match(line))]
     levels = {}
-    for name, node in _defs(ast.parse(stub)).items():
+    for name, node in _defs(parse(stub)).items():
         before = [lv for line, lv in marks if line < node.lineno]
         levels[name] = before[-1] if before else 0
     return levels
@@ -91,10 +92,10 @@ def cut(code: str, stub: str, max_level: int) -> str:
     Example: cut(reference, stub, 1) keeps put/get/... and stubs pin, get_block, get_or_put."""
     levels = def_levels(stub)
     stub_lines = stub.splitlines()
-    stub_defs = _defs(ast.parse(stub))
+    stub_defs = _defs(parse(stub))
     lines = code.splitlines()
     spans = []
-    for name, node in _defs(ast.parse(code)).items():
+    for name, node in _defs(parse(code)).items():
         if levels.get(name, 0) > max_level and name in stub_defs and not (
                 "." not in name and isinstance(node, ast.ClassDef) and _has_kept_method(name, levels, max_level)):
             a, b = _span(stub_defs[name])
@@ -117,7 +118,7 @@ def _outermost(spans):
 def _drop_unused_privates(code: str) -> str:
     """Remove private definitions (module-level or methods) that nothing refers to, repeatedly."""
     while True:
-        tree = ast.parse(code)
+        tree = parse(code)
         used: dict[str, int] = {}
         for node in ast.walk(tree):
             name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
@@ -195,7 +196,7 @@ def _retitle(code: str, kata: Kata, max_level: int) -> str:
     doc = (f'"""{kata.title}, {levels}: a solution an assistant wrote. Review it before you trust it.\n\n'
            f'The prompt is `kata show {kata.slug}`. Pin a bug in workspace/{test_file_name(kata)}, '
            'then fix it here.\n"""')
-    tree = ast.parse(code)
+    tree = parse(code)
     lines = code.splitlines()
     first = tree.body[0] if tree.body else None
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
@@ -245,7 +246,7 @@ def template(kata: Kata) -> str:
 def claims_correct(test_code: str) -> bool:
     """Whether the file says `HUNT_VERDICT = "correct"` at module level (read, not run)."""
     try:
-        tree = ast.parse(test_code)
+        tree = parse(test_code)
     except SyntaxError:
         return False
     return any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == CORRECT_CLAIM
@@ -287,7 +288,7 @@ def variants(kata: Kata, bug_name: str, max_level: int) -> list[Bug]:
 def judge(kata: Kata, bug_name: str | None, max_level: int, test_code: str) -> Pin:
     """The pin's verdict (see the module docstring), with a one-line reason."""
     try:
-        ast.parse(test_code)
+        parse(test_code)
     except SyntaxError as exc:
         return Pin("error", f"your test file does not parse (line {exc.lineno}: {exc.msg}): fix it")
     if claims_correct(test_code) and bug_name is not None:

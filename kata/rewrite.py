@@ -26,14 +26,26 @@ from __future__ import annotations
 import ast
 import builtins
 import random
+import threading
 
 _DYNAMIC = {"locals", "vars", "eval", "exec", "globals"}  # calls that see names as strings
 _BUILTINS = set(dir(builtins))
+# CPython 3.11 keeps one recursion counter for turning a parse into ast objects, shared by every
+# thread: two threads parsing at once fail with "AST constructor recursion depth mismatch".
+# kata validate runs several katas' jobs (hunts among them) on a thread pool, so every parse here
+# and in kata/hunt.py takes this lock.
+_PARSE_LOCK = threading.Lock()
+
+
+def parse(source: str) -> ast.Module:
+    """ast.parse, one thread at a time (see _PARSE_LOCK)."""
+    with _PARSE_LOCK:
+        return ast.parse(source)
 
 
 def rewrite(source: str, rng: random.Random) -> str:
     """`source` with the same behaviour and a different text (see the module docstring)."""
-    tree = ast.parse(source)
+    tree = parse(source)
     names = _Fresh(rng, _all_names(tree))
     _rename_privates(tree, names)
     for node in ast.walk(tree):

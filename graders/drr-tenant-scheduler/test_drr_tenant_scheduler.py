@@ -24,8 +24,8 @@ def _num(x):
 def _flat(result):
     """(outcomes as sorted (key, id, tenant, start, finish), p99 as sorted (tenant, value))."""
     outs = sorted(((_num(k), _num(o.id), o.tenant, _num(o.start), _num(o.finish))
-                   for k, o in result.outcomes.items()), key=repr)
-    p99 = sorted(((t, _num(v)) for t, v in result.p99_wait.items()), key=repr)
+                   for k, o in dict.items(result.outcomes)), key=repr)  # a dict's own items
+    p99 = sorted(((t, _num(v)) for t, v in dict.items(result.p99_wait)), key=repr)
     return outs, p99
 
 
@@ -341,8 +341,10 @@ def test_arguments_unchanged(impl):
     reqs = _reqs(impl, list(reversed(EXAMPLE)))
     ids = [r.id for r in reqs]
     weights = dict(EXAMPLE_W)
-    impl.schedule_drr(reqs, weights, 2)
+    got = _flat(impl.schedule_drr(reqs, weights, 2))
     assert same(([r.id for r in reqs], weights), (ids, EXAMPLE_W)), "schedule_drr changed its requests or weights."
+    assert same(got, oracle(list(reversed(EXAMPLE)), EXAMPLE_W, 2)), (
+        f"Called schedule_drr on the prompt's example. Returned {got!r}, a wrong schedule.")
 
 
 # --- property -------------------------------------------------------------------------------

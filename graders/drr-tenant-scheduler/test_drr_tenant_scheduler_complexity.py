@@ -7,6 +7,7 @@ implementation fails only beyond FACTOR times the reference's best time; a failu
 by a second measurement.
 """
 
+import dataclasses
 import importlib.util
 import random
 import sys
@@ -15,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from kata.strict import same
+
 FACTOR = 10
+NAME = "schedule_drr"
 N = 20_000
 TENANTS = 200
 SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "drr-tenant-scheduler.py"
@@ -44,6 +48,31 @@ def _time(module, spec, weights, quantum):
     return time.perf_counter() - start
 
 
+def _answer(module, spec, weights, quantum):
+    reqs = [module.Request(*s) for s in spec]
+    return module.schedule_drr(reqs, weights, quantum)
+
+
+def _like(value, module):
+    """The reference's answer rebuilt from `module`'s own dataclasses, so `same` can compare."""
+    if dataclasses.is_dataclass(value):
+        cls = getattr(module, type(value).__name__)
+        return cls(**{f.name: _like(getattr(value, f.name), module) for f in dataclasses.fields(value)})
+    if isinstance(value, list):
+        return [_like(v, module) for v in value]
+    if isinstance(value, dict):
+        return {k: _like(v, module) for k, v in value.items()}
+    return value
+
+
+def _same_answer(impl, reference, *work):
+    """The timed workload's answer matches the reference's (a fast wrong answer earns nothing)."""
+    got, want = _answer(impl, *work), _answer(reference, *work)
+    assert same(got, _like(want, impl)), (
+        f"Called {NAME} on the timed workload: the answer differs from the reference's "
+        "(the timing test counts only a correct answer).")
+
+
 @pytest.mark.level(1)
 @pytest.mark.points(5)
 @pytest.mark.complexity
@@ -52,6 +81,7 @@ def _time(module, spec, weights, quantum):
 def test_scales(impl):
     work = _workload()
     reference = _reference()
+    _same_answer(impl, reference, *work)
     ref = min(_time(reference, *work) for _ in range(2))
     got = _time(impl, *work)
     if got > FACTOR * ref:  # a loaded machine can stall one run: confirm

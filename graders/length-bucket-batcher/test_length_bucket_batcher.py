@@ -338,9 +338,11 @@ def test_arguments_unchanged(impl):
     reqs = _reqs(impl, EXAMPLE)
     bounds = [4, 8]
     before = (copy.copy(reqs), list(bounds))
-    impl.plan_buckets(reqs, bounds, 16, 3)
+    got = _flat(impl.plan_buckets(reqs, bounds, 16, 3))
     assert same([r.id for r in reqs], [r.id for r in before[0]]) and same(bounds, before[1]), (
         "Called plan_buckets on the prompt's example. It changed its requests or boundaries list.")
+    assert same(got, oracle(reqs, bounds, 16, 3)), (
+        f"Called plan_buckets on the prompt's example. Returned {got!r}, a wrong plan.")
 
 
 # --- property -----------------------------------------------------------------------------

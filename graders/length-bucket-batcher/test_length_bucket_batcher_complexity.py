@@ -6,6 +6,7 @@ recomputed over the open batch per request is quadratic). The implementation fai
 FACTOR times the reference's best time; a failure is confirmed by a second measurement.
 """
 
+import dataclasses
 import importlib.util
 import random
 import sys
@@ -14,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from kata.strict import same
+
 FACTOR = 10
+NAME = "plan_buckets"
 N = 40_000
 SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "length-bucket-batcher.py"
 
@@ -46,9 +50,35 @@ def _time(module, spec, bounds, mbt, mbs):
     return time.perf_counter() - start
 
 
+def _answer(module, spec, bounds, mbt, mbs):
+    reqs = [module.Request(i, t) for i, t in spec]
+    return module.plan_buckets(reqs, bounds, mbt, mbs)
+
+
+def _like(value, module):
+    """The reference's answer rebuilt from `module`'s own dataclasses, so `same` can compare."""
+    if dataclasses.is_dataclass(value):
+        cls = getattr(module, type(value).__name__)
+        return cls(**{f.name: _like(getattr(value, f.name), module) for f in dataclasses.fields(value)})
+    if isinstance(value, list):
+        return [_like(v, module) for v in value]
+    if isinstance(value, dict):
+        return {k: _like(v, module) for k, v in value.items()}
+    return value
+
+
+def _same_answer(impl, reference, *work):
+    """The timed workload's answer matches the reference's (a fast wrong answer earns nothing)."""
+    got, want = _answer(impl, *work), _answer(reference, *work)
+    assert same(got, _like(want, impl)), (
+        f"Called {NAME} on the timed workload: the answer differs from the reference's "
+        "(the timing test counts only a correct answer).")
+
+
 def _compare(impl, many_buckets, what):
     work = _workload(many_buckets)
     reference = _reference()
+    _same_answer(impl, reference, *work)
     ref = min(_time(reference, *work) for _ in range(2))
     got = _time(impl, *work)
     if got > FACTOR * ref:  # a loaded machine can stall one run: confirm

@@ -6,6 +6,7 @@ for each new line, is far more than 10x slower. The implementation fails only be
 the reference's best time; a failure is confirmed by a second measurement.
 """
 
+import dataclasses
 import importlib.util
 import random
 import sys
@@ -14,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from kata.strict import same
+
 FACTOR = 10
+NAME = "latency_report"
 REQUESTS = 5_000
 SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "token-latency-log.py"
 
@@ -48,6 +52,30 @@ def _time(module, lines):
     return time.perf_counter() - start
 
 
+def _answer(module, lines):
+    return module.latency_report(lines)
+
+
+def _like(value, module):
+    """The reference's answer rebuilt from `module`'s own dataclasses, so `same` can compare."""
+    if dataclasses.is_dataclass(value):
+        cls = getattr(module, type(value).__name__)
+        return cls(**{f.name: _like(getattr(value, f.name), module) for f in dataclasses.fields(value)})
+    if isinstance(value, list):
+        return [_like(v, module) for v in value]
+    if isinstance(value, dict):
+        return {k: _like(v, module) for k, v in value.items()}
+    return value
+
+
+def _same_answer(impl, reference, *work):
+    """The timed workload's answer matches the reference's (a fast wrong answer earns nothing)."""
+    got, want = _answer(impl, *work), _answer(reference, *work)
+    assert same(got, _like(want, impl)), (
+        f"Called {NAME} on the timed workload: the answer differs from the reference's "
+        "(the timing test counts only a correct answer).")
+
+
 @pytest.mark.level(1)
 @pytest.mark.points(5)
 @pytest.mark.complexity
@@ -56,6 +84,7 @@ def _time(module, lines):
 def test_scales(impl):
     lines = _workload()
     reference = _reference()
+    _same_answer(impl, reference, lines)
     ref = min(_time(reference, lines) for _ in range(2))
     got = _time(impl, lines)
     if got > FACTOR * ref:  # a loaded machine can stall one run: confirm

@@ -62,26 +62,6 @@ def engine_config(model: str = "tiny", *, seed: int = 0, max_model_len: int | No
                         scheduler=sched, **kwargs)  # type: ignore[arg-type]  # checked above
 
 
-def generate(engine, prompts, params=None) -> list[RequestOutput]:
-    """Run prompts (a string, a list, or {"prompt_token_ids": [...]} dicts) to completion with
-    one SamplingParams for all or one per prompt; their RequestOutputs, in prompt order."""
-    prompts = [prompts] if isinstance(prompts, (str, dict)) else list(prompts)
-    if params is None or isinstance(params, SamplingParams):
-        params = [params or SamplingParams()] * len(prompts)
-    elif len(params) != len(prompts):
-        raise ValueError(f"generate: {len(params)} SamplingParams for {len(prompts)} prompts; "
-                         "give one for all, or one per prompt")
-    ids = []
-    for prompt, p in zip(prompts, params):
-        if isinstance(prompt, dict):
-            if "prompt_token_ids" not in prompt:
-                raise ValueError("generate: a dict prompt needs 'prompt_token_ids'")
-            prompt = list(prompt["prompt_token_ids"])
-        ids.append(engine.add_request(prompt, p))
-    by_id = {o.request_id: o for o in engine.run().outputs}
-    return [by_id[i] for i in ids]
-
-
 class LLM:
     def __init__(self, model: str = "tiny", **engine_args: object) -> None:
         from kata.engine.llm_engine import LLMEngine
@@ -94,7 +74,7 @@ class LLM:
         """Complete every prompt; RequestOutputs in prompt order. `sampling_params`: one for
         all prompts or one per prompt (None: vLLM's defaults, SamplingParams()). `use_tqdm` is
         accepted for vLLM's signature; there is no progress bar."""
-        return generate(self.llm_engine, prompts, sampling_params)
+        return self.llm_engine.generate(prompts, sampling_params)
 
     def get_tokenizer(self):
         """The byte tokenizer: .encode(text) -> ids after BOS, .decode(ids) -> text."""

@@ -241,8 +241,6 @@ class LLMEngine:
                  ) -> list[RequestOutput]:
         """Run prompts to completion; their RequestOutputs, in order (kata/engine/llm.py `LLM`
         is the front door with vLLM's signature)."""
-        from kata.engine.llm import generate
-
         return generate(self, prompts, params)
 
     def metrics(self) -> Metrics:
@@ -298,3 +296,23 @@ class LLMEngine:
                                     np.asarray(positions, np.intp), meta, kv)
         self._sampled = sample_seqs
         return dict(zip((s.seq_id for s in sample_seqs), self.model.sample(logits, sample_seqs)))
+
+
+def generate(engine, prompts, params=None) -> list[RequestOutput]:
+    """Run prompts (a string, a list, or {"prompt_token_ids": [...]} dicts) to completion with
+    one SamplingParams for all or one per prompt; their RequestOutputs, in prompt order."""
+    prompts = [prompts] if isinstance(prompts, (str, dict)) else list(prompts)
+    if params is None or isinstance(params, SamplingParams):
+        params = [params or SamplingParams()] * len(prompts)
+    elif len(params) != len(prompts):
+        raise ValueError(f"generate: {len(params)} SamplingParams for {len(prompts)} prompts; "
+                         "give one for all, or one per prompt")
+    ids = []
+    for prompt, p in zip(prompts, params):
+        if isinstance(prompt, dict):
+            if "prompt_token_ids" not in prompt:
+                raise ValueError("generate: a dict prompt needs 'prompt_token_ids'")
+            prompt = list(prompt["prompt_token_ids"])
+        ids.append(engine.add_request(prompt, p))
+    by_id = {o.request_id: o for o in engine.run().outputs}
+    return [by_id[i] for i in ids]
