@@ -27,7 +27,8 @@ from typing import Callable
 
 from kata.catalog import BUNDLE_MARKER, CatalogError, Kata, Workbook
 
-IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info")
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info",
+                                "_content")  # _content: the katas a wheel carries, solutions included
 
 
 # --- the student bundle -----------------------------------------------------
@@ -215,10 +216,15 @@ class Row:
     levels: list[float]  # points earned per level
     failed: list[str]  # hidden tests not passed (node ids)
     message: str | None = None
+    file: str | None = None  # the file graded, relative to SUBMISSIONS
+    sha256: str | None = None  # of the bytes graded (`kata regrade --batch` checks it)
+    suite_version: str | None = None  # the hidden suite that graded it (kata.suites)
+    previous: dict | None = None  # a regrade: the old row's points_earned and suite_version
 
 
 def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | None = None,
                 on_done: Callable[[Row], None] | None = None, limits=None,
+                on_result: Callable[[str, str, object], None] | None = None,
                 out: Path | None = None) -> dict:
     """Grade a cohort (or one shard of it); return the gradebook as a dict.
 
@@ -226,7 +232,7 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
     copied to a private snapshot, and every student's files are read into memory (`snapshot`);
     each student is then graded on a fresh copy of the suite, with only their own code in view.
     With `out`, the gradebook is rewritten there as each student's row comes in, so an interrupted
-    batch keeps every finished row.
+    batch keeps every finished row. `on_result(student, slug, result)`: the full result (JUnit).
     """
     import tempfile
 
@@ -245,55 +251,71 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
         katas = {slug: load_kata(suites, slug) for slug in wb.slugs()}
         levels = {slug: [lv.name for lv in kata.levels] for slug, kata in katas.items()}
         rows: list[Row] = []
+        names = [shown(s) for s in mine]
 
         def done(row: Row) -> None:
             rows.append(row)
             if out is not None:
-                write_gradebook(gradebook(rows, levels, f"{k}/{n}", [shown(s) for s in mine]), out)
+                write_gradebook(gradebook(rows, levels, f"{k}/{n}", names, str(submissions)), out)
             if on_done:
                 on_done(row)
 
-        _grade_students(katas, codes, [(s, slug) for s in mine for slug in katas], done, limits,
-                        workers)
-        return gradebook(rows, levels, shard=f"{k}/{n}", students=[shown(s) for s in mine])
+        jobs = [(s, slug, students[s].get(slug)) for s in mine for slug in katas]
+        _grade_students(katas, codes, jobs, done, limits, workers, on_result)
+        return gradebook(rows, levels, f"{k}/{n}", names, str(submissions))
 
 
-def _grade_one(student: str, kata: Kata, code, limits) -> Row:
+def _grade_one(student: str, kata: Kata, path: Path | None, code, version: str, limits,
+               on_result=None) -> Row:
     from kata.grading import Limits, grade
+    from kata.suites import file_sha256
 
     zero = [0.0] * len(kata.levels)
-    if code is None:
+    if path is None:
         return Row(shown(student), kata.slug, "missing", 0.0, kata.points, zero, [], "no file handed in")
+    where = {"file": shown(path.relative_to(path.parents[1] if path.parent.name != "workspace"
+                                            else path.parents[2]).as_posix()),
+             "suite_version": version}
     if isinstance(code, CatalogError):
-        return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [], str(code))
+        return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [], str(code), **where)
+    where["sha256"] = file_sha256(code.encode("utf-8"))  # the bytes graded (valid UTF-8)
     try:
         result = grade(kata, Path(shown(student)) / kata.module, "hidden", limits or Limits(), code=code)
     except Exception as exc:  # one broken submission never stops the batch
         return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [],
-                   f"grading failed: {type(exc).__name__}: {exc}")
+                   f"grading failed: {type(exc).__name__}: {exc}", **where)
+    if on_result:  # the full result, for JUnit (the gradebook keeps a summary)
+        on_result(shown(student), kata.slug, result)
     return Row(shown(student), kata.slug, result.status, result.points_earned, kata.points,
                [lv.points_earned for lv in result.levels],
-               [t.name for t in result.tests if t.status != "pass"], result.message)
+               [t.name for t in result.tests if t.status != "pass"], result.message, **where)
 
 
-def _grade_students(katas, codes, jobs, done, limits, workers) -> None:
-    """Grade `jobs` (student, slug), `workers` at a time, calling `done(row)` as each finishes.
-    Ctrl-C stops cleanly: grading children are killed, no new job starts, rows already done stay."""
+def _grade_students(katas, codes, jobs, done, limits, workers, on_result=None) -> None:
+    """Grade `jobs` (student, slug, path), `workers` at a time, calling `done(row)` as each
+    finishes. Ctrl-C stops cleanly: grading children are killed, no new job starts, rows already
+    done stay."""
     from kata.grading import child_guard
+    from kata.suites import suite_version
 
+    versions = {slug: suite_version(kata) for slug, kata in katas.items()}
     with child_guard():
         pool = ThreadPoolExecutor(max_workers=max(1, workers))
         try:
-            futures = [pool.submit(_grade_one, student, katas[slug], codes.get((student, slug)), limits)
-                       for student, slug in jobs]
+            futures = [pool.submit(_grade_one, student, katas[slug], path, codes.get((student, slug)),
+                                   versions[slug], limits, on_result)
+                       for student, slug, path in jobs]
             for fut in as_completed(futures):
                 done(fut.result())
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, students: list[str]) -> dict:
-    """The gradebook as data: rows sorted by student and kata, and the most-failed hidden tests."""
+def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, students: list[str],
+              submissions: str | None = None) -> dict:
+    """The gradebook as data: rows sorted by student and kata, and the most-failed hidden tests.
+    `suite_versions` lists, per kata, every hidden-suite version its rows were graded on: more
+    than one means the scores are not comparable (`kata regrade --batch`)."""
     rows = sorted(rows, key=lambda r: (r.student, r.kata))
     failures = Counter(name for r in rows for name in r.failed)
     graded = Counter(r.kata for r in rows if r.status != "missing")
@@ -302,9 +324,16 @@ def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, student
          "students_failed": count}
         for name, count in sorted(failures.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
     ]
+    suite_versions: dict[str, list[str]] = {}
+    for r in rows:
+        if r.suite_version and r.suite_version not in suite_versions.setdefault(r.kata, []):
+            suite_versions[r.kata].append(r.suite_version)
     return {
         "version": 1,
         "shard": shard,
+        "submissions": submissions,
+        "suite_versions": dict(sorted(suite_versions.items())),
+        "mixed_suite_versions": any(len(v) > 1 for v in suite_versions.values()),
         "students": sorted(students),
         "katas": dict(sorted(levels.items())),
         "rows": [r.__dict__ for r in rows],
@@ -327,11 +356,27 @@ def merge(books: list[dict]) -> dict:
     if dupes:
         raise CatalogError(f"gradebook merge: student '{dupes[0][0]}' appears in two shards: merge each shard once")
     students = sorted({s for b in books for s in b["students"]})
-    return gradebook(rows, katas, "1/1", students)
+    return gradebook(rows, katas, "1/1", students, submissions=books[0].get("submissions"))
+
+
+def wide_rows(book: dict) -> list[list]:
+    """One row per student, a column of points per kata, then the total: the shape Canvas and
+    Gradescope import (the long form, a row per student and kata, is gradebook.csv)."""
+    slugs = list(book["katas"])
+    points = {(r["student"], r["kata"]): r["points_earned"] for r in book["rows"]}
+    possible = {r["kata"]: r["points_possible"] for r in book["rows"]}
+    header = ["student", *slugs, "total", "possible"]
+    rows: list[list] = [header]
+    for student in book["students"]:
+        earned = [points.get((student, slug), 0.0) for slug in slugs]
+        rows.append([student, *earned, round(sum(earned), 6),
+                     sum(possible.get(slug, 0) for slug in slugs)])
+    return rows
 
 
 def write_gradebook(book: dict, out: Path) -> tuple[Path, Path]:
-    """gradebook.json and gradebook.csv (one row per student and kata, points per level)."""
+    """gradebook.json, gradebook.csv (one row per student and kata, points per level) and
+    gradebook-wide.csv (one row per student, a column per kata: for LMS import)."""
     out.mkdir(parents=True, exist_ok=True)
     json_path, csv_path = out / "gradebook.json", out / "gradebook.csv"
     json_path.write_text(json.dumps(book, indent=2) + "\n")
@@ -345,4 +390,57 @@ def write_gradebook(book: dict, out: Path) -> tuple[Path, Path]:
         w.writerow([r["student"], r["kata"], r["status"], r["points_earned"], r["points_possible"],
                     *levels, len(r["failed"])])
     csv_path.write_text(buf.getvalue())
+    wide = io.StringIO()
+    csv.writer(wide, lineterminator="\n").writerows(wide_rows(book))
+    (out / "gradebook-wide.csv").write_text(wide.getvalue())
     return json_path, csv_path
+
+
+def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
+    """Grade a grade-batch's students again on today's suites; the new gradebook keeps each row's
+    old points and suite version under `previous`."""
+    from kata.grading import Limits, grade
+    from kata.suites import file_sha256, suite_version
+
+    try:
+        book = json.loads(Path(gradebook_path).read_text(encoding="utf-8"))
+        submissions = Path(book["submissions"])
+        old_rows = book["rows"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CatalogError(f"{gradebook_path}: not a gradebook kata can regrade ({exc}): it must be a "
+                           "gradebook.json written by `kata grade-batch`") from None
+    rows = []
+    versions = {}
+    for old in old_rows:
+        kata = wb.kata(old["kata"])
+        versions[kata.slug] = suite_version(kata)
+        previous = {"points_earned": old["points_earned"], "suite_version": old.get("suite_version")}
+        if old["status"] == "missing" or not old.get("file"):
+            row = Row(**{k: v for k, v in old.items() if k in Row.__dataclass_fields__})
+        else:
+            path = submissions / old["file"]
+            try:
+                data = read_submission(path).encode("utf-8")  # no symlink, FIFO or folder
+            except OSError as exc:
+                data = None
+                message = f"{path}: cannot be read now ({exc.strerror})"
+            except CatalogError as exc:
+                data, message = None, str(exc)
+            if data is not None and file_sha256(data) != old.get("sha256"):
+                data, message = None, f"{path}: changed since it was graded: not regraded"
+            if data is None:
+                row = Row(old["student"], kata.slug, "error", 0.0, kata.points, [0.0] * len(kata.levels),
+                          [], message)
+            else:
+                result = grade(kata, path, "hidden", limits or Limits(), code=data.decode("utf-8", "replace"))
+                row = Row(old["student"], kata.slug, result.status, result.points_earned, kata.points,
+                          [lv.points_earned for lv in result.levels],
+                          [t.name for t in result.tests if t.status != "pass"], result.message)
+            row.file, row.sha256 = old.get("file"), old.get("sha256")
+        row.suite_version = versions[kata.slug]
+        row.previous = previous
+        rows.append(row)
+    new = gradebook(rows, book["katas"], book.get("shard", "1/1"), book["students"],
+                    submissions=str(submissions))
+    new["regraded_from"] = str(gradebook_path)
+    return new

@@ -115,14 +115,27 @@ def _command(targets, impl, module_name, root, ini, sweep, levels, per_test) -> 
     return cmd
 
 
+def _pycache_dir() -> Path:
+    from platformdirs import user_cache_path
+
+    return user_cache_path("kata-workbook", appauthor=False) / "pycache"
+
+
 def _env(tmp: Path, n: int) -> dict:
-    """The child's variables: a fresh byte-code cache per child (a child cannot plant a .pyc the
-    next one loads) and hypothesis's folder away from the learner's."""
-    home = Path(sandbox.WORKDIR) if sandbox.available() else tmp / f"home-{n}"
-    if not sandbox.available():
+    """The child's variables, over an empty environment (kata/sandbox.py's allowlist).
+
+    In the sandbox every installed file is read-only: Python reads the byte code installed beside
+    it and writes none. Without it, byte code (pytest's rewritten test modules included) goes to
+    the user's cache folder, never beside an installed package. Hypothesis's folder is the child's
+    own, away from the learner's."""
+    sandboxed = sandbox.available()
+    home = Path(sandbox.WORKDIR) if sandboxed else tmp / f"home-{n}"
+    if not sandboxed:
         home.mkdir()
-    return sandbox.child_env({"HOME": str(home), "HYPOTHESIS_STORAGE_DIRECTORY": str(home / "hypothesis"),
-                              "PYTHONPYCACHEPREFIX": str(home / "pycache")})
+    extra = {"HOME": str(home), "HYPOTHESIS_STORAGE_DIRECTORY": str(home / "hypothesis")}
+    if not sandboxed:
+        extra["PYTHONPYCACHEPREFIX"] = str(_pycache_dir())
+    return sandbox.child_env(extra)
 
 
 def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, levels, check_copy):

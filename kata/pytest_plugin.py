@@ -1,7 +1,7 @@
 """The pytest plugin behind every grade: `--kata-impl`, the `impl` fixture, markers, event stream.
 
-Registered through the `pytest11` entry point, so its options exist whatever folder pytest is
-pointed at. It gives a kata's tests (graders/<slug>/ and katas/<slug>/test_visible.py):
+Registered by kata/pytest_entry.py (the `pytest11` entry point, which owns the `--kata-*` options)
+only in runs that are kata's: a `--kata-*` option given, or pytest run inside a workbook. It gives a kata's tests (graders/<slug>/ and katas/<slug>/test_visible.py):
 
 * `impl`: the implementation under test, imported from `--kata-impl PATH` under a stable module
   name (the learner's module name, or `--kata-impl-module`). Without `--kata-impl` it is the
@@ -10,7 +10,8 @@ pointed at. It gives a kata's tests (graders/<slug>/ and katas/<slug>/test_visib
   properties.
 * `--kata-events PATH`: one JSON line per event (collected tests, test start, test report), written
   with a single os.write each, so a child that dies mid-run still leaves every finished result and
-  the name of the test it died in. The grading harness (kata/grading.py) reads this file.
+  the name of the test it died in. The grading harness passes `fd:N`, an inherited pipe, and reads
+  the other end (kata/child.py): nothing on disk that the learner's code could replace.
 * a derandomized hypothesis profile with no example database, loaded unless
   `--hypothesis-profile` is given: the same code gets the same score every run.
 
@@ -57,24 +58,6 @@ class ImplLoadError(Exception):
 
 
 # --- options and configuration ---------------------------------------------
-
-
-def pytest_addoption(parser):
-    group = parser.getgroup("kata", "kata workbook grading")
-    group.addoption("--kata-impl", default=None, metavar="PATH",
-                    help="implementation file to test (default: the kata's reference solution)")
-    group.addoption("--kata-impl-module", default=None, metavar="NAME",
-                    help="module name to import it under (default: the kata's learner module name)")
-    group.addoption("--kata-events", default=None, metavar="PATH",
-                    help="append one JSON line per test event to PATH (fd:N: to inherited file "
-                         "descriptor N)")
-    group.addoption("--kata-levels", default=None, metavar="N,N",
-                    help="run only the tests of these levels (an exam question's, or the levels "
-                         "open so far); the others are deselected")
-    group.addoption("--kata-sweep", default=None, metavar="PATHS",
-                    help="run every test once per implementation in PATHS (separated by "
-                         f"'{os.pathsep}'); an implementation's remaining tests are skipped once "
-                         "one of its tests fails (for bug zoos: one process, not one per bug)")
 
 
 def pytest_configure(config):
@@ -124,14 +107,6 @@ def _read_secret() -> dict:
         return json.loads(b"".join(chunks) or b"{}")
     except (OSError, ValueError):
         return {}
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config, parser, args):
-    """Load the grading profile before any conftest.py is imported: a `settings(...)` object
-    built at import time copies the profile that is current at that moment."""
-    if not any(str(a).startswith("--hypothesis-profile") for a in args):
-        _register_profile(load=True)
 
 
 def _register_profile(load: bool) -> None:
