@@ -126,3 +126,24 @@ def test_a_hang_on_a_common_path_loses_only_the_tests_that_reach_it(lru, tmp_pat
     wrong = {n for n, t in by_name(crash).items() if t.status != PASS}
     assert wrong and lost == wrong, (sorted(lost - wrong), sorted(wrong - lost))
     assert hang.restarts >= 1  # the budget ran out: the rescue run graded the rest
+
+
+def test_verbose_shows_the_harness_decisions(fixture_workbook, isolated_state):
+    """`kata --verbose` logs on stderr whether the sandbox is used and each restart."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    run = [sys.executable, "-m", "kata"]
+    subprocess.run([*run, "start", "adder", "--yes", "--reveal", "all"], env=env, check=True,
+                   capture_output=True)
+    shutil.copyfile(HOSTILE / "os_exit.py", isolated_state / "workspace" / "adder.py")
+    done = subprocess.run([*run, "--verbose", "submit", "adder"], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert "kata: sandbox: " in done.stderr, done.stderr
+    assert "kata: restart 1: a fresh child for" in done.stderr, done.stderr
+    quiet = subprocess.run([*run, "submit", "adder"], env=env, capture_output=True, text=True,
+                           timeout=300)
+    assert "kata: " not in quiet.stderr
