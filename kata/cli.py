@@ -1100,10 +1100,10 @@ def grade_batch(
     wb = workbook()
     if require_sandbox and not sandbox.available():
         fail(f"--require-sandbox: {sandbox.status_line()}")
-    say(sandbox.status_line().capitalize() + ".", err=True)
     k, n = parse_shard(shard)
     submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
     students = discover(wb, submissions)
+    say(sandbox.status_line().capitalize() + ".", err=True)
     total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
     results: list = []  # (student, slug, SuiteResult), for --junit-xml
     try:

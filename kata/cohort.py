@@ -234,17 +234,15 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
     With `out`, the gradebook is rewritten there as each student's row comes in, so an interrupted
     batch keeps every finished row. `on_result(student, slug, result)`: the full result (JUnit).
     """
-    import tempfile
-
     from kata.catalog import load_kata
-    from kata.grading import private_copy, verify_manifest
+    from kata.grading import private_copy, temp_folder, verify_manifest
 
     k, n = parse_shard(shard)
     submissions = Path(submissions).expanduser().resolve()
     students = discover(wb, submissions)
     mine = [s for i, s in enumerate(students) if i % n == k - 1]
     codes = snapshot(students, mine)
-    with tempfile.TemporaryDirectory(prefix="kata-batch-") as tmp:
+    with temp_folder("batch") as tmp:
         for kata in wb.katas():
             verify_manifest(kata)
             suites = private_copy(kata, Path(tmp))

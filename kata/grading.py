@@ -31,7 +31,6 @@ import logging
 import secrets
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -39,8 +38,8 @@ from kata import sandbox
 from kata.catalog import Kata
 from kata.child import Child, child_guard
 from kata.manifest import (  # noqa: F401 - the harness's public names live here too
-    MANIFEST, IntegrityError, compute_manifest, copy_changes, private_copy, verify_manifest,
-    write_manifest)
+    MANIFEST, IntegrityError, compute_manifest, copy_changes, private_copy, temp_folder,
+    verify_manifest, write_manifest)
 from kata.results import (  # noqa: F401 - the harness's public names live here too
     ERROR, FAIL, PASS, LevelScore, Limits, SuiteResult, TestResult, write_junit)
 from kata.supervisor import RunSupervisor, watchdog
@@ -140,7 +139,7 @@ def _env(tmp: Path, n: int) -> dict:
 
 def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, levels, check_copy):
     """Start children until the supervisor says the run is over."""
-    with tempfile.TemporaryDirectory(prefix="kata-grade-") as tmpname:
+    with temp_folder("grade") as tmpname:
         tmp = Path(tmpname)
         ini = root.parent / "pytest.ini"
         if not ini.exists():
@@ -211,7 +210,7 @@ def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
     from kata.pytest_plugin import SWEEP_SKIP
 
     resolved = [b.resolve() for b in bugs]
-    with tempfile.TemporaryDirectory(prefix="kata-zoo-") as tmp:
+    with temp_folder("zoo") as tmp:
         root = private_copy(kata, Path(tmp), "hidden")
         files = [root / Path(f).resolve().relative_to(kata.root.resolve()) for f in test_files] \
             if test_files else [root / "graders" / kata.slug]
@@ -252,7 +251,7 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
                            "(copy the code into it)", tests=[])
     if impl is not None and code is None and not impl.is_file():
         return SuiteResult(status=ERROR, message=f"{impl}: no such file", tests=[])
-    with tempfile.TemporaryDirectory(prefix="kata-run-") as tmp:
+    with temp_folder("run") as tmp:
         root = private_copy(kata, Path(tmp), suite, reference=None if impl is not None else True)
         private_impl = None
         if impl is not None:

@@ -147,3 +147,24 @@ def test_verbose_shows_the_harness_decisions(fixture_workbook, isolated_state):
     quiet = subprocess.run([*run, "submit", "adder"], env=env, capture_output=True, text=True,
                            timeout=300)
     assert "kata: " not in quiet.stderr
+
+
+def test_folders_a_killed_run_left_are_removed_by_the_next(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    from kata.manifest import sweep_stale_folders
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead = tmp_path / f"kata-run-{int(gone.stdout)}-abc"  # a SIGKILLed run's private copy
+    (dead / "wb" / "solutions").mkdir(parents=True)
+    alive = tmp_path / f"kata-run-{os.getpid()}-def"
+    alive.mkdir()
+    other = tmp_path / "kata-notes"
+    other.mkdir()
+    assert sweep_stale_folders() == [dead]
+    assert not dead.exists() and alive.exists() and other.exists()
