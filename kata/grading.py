@@ -264,14 +264,16 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
         check = (lambda: copy_changes(kata, root)) if suite == "hidden" else None
         result = run_tests([root / rel], private_impl, kata.module_name, root, limits, junit_xml,
                            levels=levels, on_progress=on_progress, check_copy=check)
-        if impl is not None:  # tracebacks name the learner's file, not the private copy
-            shown = f"{impl.parent.name}/{impl.name}"
-            for t in result.tests:
-                for attr in ("detail", "message"):
-                    text = getattr(t, attr)
-                    if text:
-                        setattr(t, attr, text.replace(str(private_impl), shown)
-                                .replace(f"../submission/{kata.module}", shown))
+        # tracebacks name the learner's file, not the private copy, and the suite's files
+        # relative to the workbook (the sandboxed child's working folder is elsewhere)
+        shown = f"{impl.parent.name}/{impl.name}" if impl is not None else None
+        for t in result.tests:
+            for attr in ("detail", "message"):
+                text = getattr(t, attr)
+                if text and impl is not None:
+                    text = text.replace(str(private_impl), shown).replace(f"../submission/{kata.module}", shown)
+                if text:
+                    setattr(t, attr, text.replace(f"{root}/", ""))
     if suite == "hidden":
         try:
             verify_manifest(kata)
