@@ -210,6 +210,7 @@ class Kata:
 
 
 REVEALS = ("all", "progressive")
+KINDS = ("kata", "hunt")  # a question: write the kata's levels, or review code with a bug (kata/hunt.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,14 +221,24 @@ class Question:
     levels: tuple[int, ...]  # ascending, 1-based
     minutes: int
     reveal: str = "all"  # "all": every covered level shown at once; "progressive": one at a time
+    kind: str = "kata"  # "kata" | "hunt"
+    bug: str | None = None  # a hunt's zoo patch (its file stem), drawn at start; None: a decoy
+
+    @property
+    def is_hunt(self) -> bool:
+        return self.kind == "hunt"
 
     def to_json(self) -> dict:
-        return {"kata": self.kata, "levels": list(self.levels), "minutes": self.minutes,
+        data = {"kata": self.kata, "levels": list(self.levels), "minutes": self.minutes,
                 "reveal": self.reveal}
+        if self.is_hunt:
+            data.update(kind=self.kind, bug=self.bug)
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "Question":
-        return cls(data["kata"], tuple(data["levels"]), data["minutes"], data.get("reveal", "all"))
+        return cls(data["kata"], tuple(data["levels"]), data["minutes"], data.get("reveal", "all"),
+                   data.get("kind", "kata"), data.get("bug"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +249,7 @@ class Exam:
     questions: tuple[Question, ...]
     description: str
     path: Path
+    decoy_probability: float = 0.0  # a hunt question hands out the correct code this often
 
     @property
     def katas(self) -> tuple[str, ...]:
@@ -261,9 +273,9 @@ LEVEL_REQUIRED = {"name": str, "points": int}
 LEVEL_OPTIONAL = {"hints": list, "sealed_hints": str}
 MUTANT_REQUIRED = {"name": str, "reason": str}
 EXAM_REQUIRED = {"title": str, "minutes": int}
-EXAM_OPTIONAL = {"description": str, "katas": list, "questions": list}
+EXAM_OPTIONAL = {"description": str, "katas": list, "questions": list, "decoy_probability": (int, float)}
 QUESTION_REQUIRED = {"kata": str, "minutes": int}
-QUESTION_OPTIONAL = {"levels": list, "reveal": str}
+QUESTION_OPTIONAL = {"levels": list, "reveal": str, "kind": str}
 
 
 def load_kata(root: Path, slug: str) -> Kata:
@@ -328,6 +340,37 @@ def load_kata(root: Path, slug: str) -> Kata:
     return kata
 
 
+def _question(where: str, raw, kata_of) -> Question:
+    """One [[questions]] table of an exam file, checked."""
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{where} must be a table ([[questions]])")
+    _check_keys(where, raw, QUESTION_REQUIRED, QUESTION_OPTIONAL)
+    kata = kata_of(where, raw["kata"])
+    if raw["minutes"] <= 0:
+        raise CatalogError(f"{where}: minutes must be a positive whole number, got {raw['minutes']}")
+    reveal = raw.get("reveal", "all")
+    if reveal not in REVEALS:
+        raise CatalogError(f"{where}: reveal '{reveal}' must be one of {', '.join(REVEALS)}")
+    all_levels = tuple(lv.number for lv in kata.levels) if kata is not None else ()
+    levels = raw.get("levels", list(all_levels))
+    if not levels:
+        raise CatalogError(f"{where}: 'levels' is empty: list the kata levels it covers, e.g. [1, 2]")
+    for lv in levels:
+        if isinstance(lv, bool) or not isinstance(lv, int):
+            raise CatalogError(f"{where}: every item of 'levels' must be a level number, got {lv!r}")
+        if kata is not None and lv not in all_levels:
+            raise CatalogError(f"{where}: kata '{raw['kata']}' has no level {lv} (levels are 1..{len(all_levels)})")
+    if len(set(levels)) != len(levels):
+        raise CatalogError(f"{where}: a level is listed twice in 'levels': list each once")
+    kind = raw.get("kind", "kata")
+    if kind not in KINDS:
+        raise CatalogError(f"{where}: kind '{kind}' must be one of {', '.join(KINDS)}")
+    if kind == "hunt" and sorted(levels) != list(range(1, len(levels) + 1)):
+        raise CatalogError(f"{where}: a hunt covers levels 1..N (the code handed out is "
+                           f"those levels'), got {sorted(levels)}: list them from 1")
+    return Question(raw["kata"], tuple(sorted(levels)), raw["minutes"], reveal, kind)
+
+
 def load_exam(root: Path, name: str, known_katas) -> Exam:
     """exams/<name>.toml. `known_katas`: slug -> the kata's Kata (or anything with .levels and
     .minutes); a set of slugs is accepted for the old form's checks only.
@@ -365,28 +408,7 @@ def load_exam(root: Path, name: str, known_katas) -> Exam:
         if not data["questions"]:
             raise CatalogError(f"{path}: 'questions' is empty: add at least one [[questions]] table")
         for i, raw in enumerate(data["questions"], start=1):
-            where = f"{path}: questions[{i}]"
-            if not isinstance(raw, dict):
-                raise CatalogError(f"{where} must be a table ([[questions]])")
-            _check_keys(where, raw, QUESTION_REQUIRED, QUESTION_OPTIONAL)
-            kata = kata_of(where, raw["kata"])
-            if raw["minutes"] <= 0:
-                raise CatalogError(f"{where}: minutes must be a positive whole number, got {raw['minutes']}")
-            reveal = raw.get("reveal", "all")
-            if reveal not in REVEALS:
-                raise CatalogError(f"{where}: reveal '{reveal}' must be one of {', '.join(REVEALS)}")
-            all_levels = tuple(lv.number for lv in kata.levels) if kata is not None else ()
-            levels = raw.get("levels", list(all_levels))
-            if not levels:
-                raise CatalogError(f"{where}: 'levels' is empty: list the kata levels it covers, e.g. [1, 2]")
-            for lv in levels:
-                if isinstance(lv, bool) or not isinstance(lv, int):
-                    raise CatalogError(f"{where}: every item of 'levels' must be a level number, got {lv!r}")
-                if kata is not None and lv not in all_levels:
-                    raise CatalogError(f"{where}: kata '{raw['kata']}' has no level {lv} (levels are 1..{len(all_levels)})")
-            if len(set(levels)) != len(levels):
-                raise CatalogError(f"{where}: a level is listed twice in 'levels': list each once")
-            questions.append(Question(raw["kata"], tuple(sorted(levels)), raw["minutes"], reveal))
+            questions.append(_question(f"{path}: questions[{i}]", raw, kata_of))
         slugs = [q.kata for q in questions]
         if len(set(slugs)) != len(slugs):
             dup = next(s for s in slugs if slugs.count(s) > 1)
@@ -396,7 +418,14 @@ def load_exam(root: Path, name: str, known_katas) -> Exam:
             raise CatalogError(
                 f"{path}: the questions' minutes add up to {total}, but minutes = {data['minutes']}: make them agree"
             )
-    return Exam(name, data["title"], data["minutes"], tuple(questions), data.get("description", ""), path)
+    decoys = data.get("decoy_probability", 0.0)
+    if not 0 <= decoys <= 1:
+        raise CatalogError(f"{path}: decoy_probability must be between 0 and 1, got {decoys}")
+    if decoys and not any(q.is_hunt for q in questions):
+        raise CatalogError(f"{path}: decoy_probability is set but no question has kind = \"hunt\": "
+                           "remove it or add a hunt")
+    return Exam(name, data["title"], data["minutes"], tuple(questions), data.get("description", ""), path,
+                float(decoys))
 
 
 # --- the workbook -----------------------------------------------------------

@@ -1,7 +1,9 @@
 """The `kata` command line: argument parsing and rendering only; the work is in kata/.
 
 Exit codes: 0 success, 1 a check that failed (tests failing, validation failing),
-2 a usage or input error (printed as one line starting with "error:").
+2 a usage or input error: one line on stderr starting with "error:", for Click's own errors too
+(KataGroup), so a command added here gets it for free. What is printed goes through kata.output
+(prose wrapped at spaces, code never re-wrapped, the pager only when it helps).
 
 Heavy imports (pytest, hypothesis, numpy, rich) happen inside the commands that need them, so
 `kata --help` stays quick.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -26,10 +29,18 @@ class KataGroup(typer.core.TyperGroup):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         click = _click_exceptions()
+        if list(sys.argv[1:] if args is None else args) in (["-h"], ["--help"]):
+            args = []  # `kata -h` is `kata` alone: the help, paged when taller than the screen
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.NoArgsIsHelpError as exc:  # plain `kata`: the help, not an error
-            typer.echo(exc.ctx.get_help())
+            if _interactive():  # paged when taller than the screen (rich loads only here)
+                from kata.output import paged, verbatim
+
+                with paged():
+                    verbatim(exc.ctx.get_help())
+            else:
+                typer.echo(exc.ctx.get_help())
             code = 0
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "kata"
@@ -38,9 +49,13 @@ class KataGroup(typer.core.TyperGroup):
         except click.ClickException as exc:
             usage_error(exc.format_message())
             code = exc.exit_code
-        except click.Abort:
+        except typer.Abort:  # Click's Abort (Typer re-exports it; its vendored Click does not)
             usage_error("interrupted")
             code = 130
+        except BrokenPipeError:  # `kata show | head`: the reader left; stop quietly, as cat does
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush cannot fail
+            code = 0
         if not standalone_mode:
             return code
         sys.exit(code if isinstance(code, int) else 0)
@@ -118,12 +133,12 @@ def main(
         None, "--workbook", envvar="KATA_WORKBOOK",
         help="A workbook folder (katas/, solutions/, graders/, exams/) to use instead of this one.",
     ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print kata's version and exit."),
     verbose: bool = typer.Option(
         False, "--verbose", "-v",
         help="Show the grading harness's decisions (sandbox, restarts, timeouts, budgets) on stderr.",
     ),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print kata's version and exit."),
 ) -> None:
     """Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.
 
@@ -228,9 +243,12 @@ def grading_progress(quiet: bool, what: str):
         return
     from rich.progress import BarColumn, Progress, TextColumn
 
+    from kata.output import keys_unechoed
+
     # the count column stays empty until the harness has collected the tests: never "0/?"
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"),
-                  console=err, transient=True) as bar:
+    with keys_unechoed(), Progress(TextColumn("{task.description}"), BarColumn(),
+                                   TextColumn("{task.fields[count]}"), console=err,
+                                   transient=True) as bar:
         def factory(kata):
             task = bar.add_task(f"{kata.slug} ({what}): starting", total=None, count="")
 
@@ -416,16 +434,23 @@ def start(
     minutes: Optional[float] = typer.Option(None, "--minutes", help="Override the timer (decimals allowed, e.g. 0.5)."),
     reveal: Optional[str] = typer.Option(None, "--reveal", help="all: show every level at once (for study); progressive: one level at a time."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Draw an exam's hunts with this seed (default: a fresh one)."),
 ) -> None:
     """Start a timed session: show the briefing, then copy the stubs into workspace/ and start the clock.
 
     On a terminal it asks before starting the clock (--yes skips the question); without one it
     starts at once."""
     from kata import session
-    from kata.views import briefing, clock
 
     wb = workbook()
-    planned = session.plan(wb, target, minutes, reveal)
+    _start_planned(wb, session.plan(wb, target, minutes, reveal, seed), abandon, yes)
+
+
+def _start_planned(wb, planned, abandon: bool, yes: bool) -> None:
+    """The briefing, the question, the start: shared by `kata start` and `kata hunt`."""
+    from kata import session
+    from kata.views import briefing, clock
+
     live = session.live_session(wb)
     if live is not None and not abandon:  # refused before the briefing, not after it
         fail(session.still_live_message(live, session.now()))
@@ -437,7 +462,7 @@ def start(
         if not confirm(question):
             say("Not started; nothing was changed.")
             return
-    started = session.start(wb, target, abandon=abandon, planned=planned)
+    started = session.start(wb, planned.name, abandon=abandon, planned=planned)
     s = started.session
     if started.abandoned:
         say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
@@ -446,6 +471,10 @@ def start(
     for i, (p, q) in enumerate(zip(started.prepared, started.questions), start=1):
         say(f"  Q{i}. {p.kata.title} ({p.kata.slug})", markup=True)
         say(f"      edit {_rel(wb, p.path)}", markup=False)
+        if q.is_hunt:
+            from kata.hunt_questions import test_path
+
+            say(f"      pin the bug in {_rel(wb, test_path(wb, p.kata))}", markup=False)
         if p.archived:
             say(f"      your previous {p.path.name} was archived to {_rel(wb, p.archived)}", markup=True)
     if IN_BUNDLE or wb.is_student_bundle:
@@ -454,6 +483,28 @@ def start(
     else:
         say("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
             "grade with `kata submit SLUG`; `kata status` shows the clock.", markup=True)
+
+
+@full_only()
+@handled
+def hunt(
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: one drawn at random).",
+                                         autocompletion=complete_slug),
+    bug: Optional[str] = typer.Option(None, "--bug", help="The zoo patch to plant (its file stem in tests/bugs/SLUG/), for authors and tests."),
+    decoy: bool = typer.Option(False, "--decoy", help="Hand out the correct code (for authors and tests)."),
+    level: Optional[int] = typer.Option(None, "--level", help="Cover levels 1..N (default: the bug's level, else 1)."),
+    minutes: Optional[float] = typer.Option(None, "--minutes", help="The timer (default 15; decimals allowed)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Draw the kata and the bug with this seed."),
+    abandon: bool = typer.Option(False, "--abandon", help="Abandon the live session, if any."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
+) -> None:
+    """Review code an assistant wrote: a timed question whose workspace file has one bug in it.
+    Pin the bug with a test in workspace/test_hunt_<module>.py, then fix the code; `kata submit`
+    grades both, and `kata review` shows the bug after the session."""
+    from kata.session import plan_hunt
+
+    wb = workbook()
+    _start_planned(wb, plan_hunt(wb, slug, bug, decoy, level, minutes, seed), abandon, yes)
 
 
 @app.command()
@@ -478,7 +529,6 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         return
     from kata.views import levels_label
 
-    con = out()
     clock_line(wb)
     for i, r in enumerate(rows, start=1):
         vis = f"visible {r.visible[0]}/{r.visible[1]}" if r.visible else "not checked"
@@ -580,6 +630,10 @@ def _print_submitted(graded, level_table, test_lines) -> None:
         out().print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
         if g.result.message:
             say(f"  {g.result.message}", markup=False)
+        if g.result.hunt:
+            h = g.result.hunt
+            say(f"pin: {h['verdict']}, {h['points_earned']:g}/{h['points_possible']:g} points: "
+                f"{h['reason']}", markup=False)
         if g.session is None:
             test_lines(g.result, reveal=True)
             continue
@@ -597,9 +651,10 @@ def watch(
     plain: bool = typer.Option(False, "--plain", help="Plain lines, no screen, no keys (the default without a terminal)."),
     stop_after: Optional[int] = typer.Option(None, "--stop-after", min=1, help="Stop after this many saves (for scripts)."),
 ) -> None:
-    """Re-run the visible tests on every save, with the clock and each question's state on screen.
+    """Run the visible tests at once and on every save, with the clock and each question's state on screen.
 
-    Keys: s submit, h hint, n/p next/previous question, q quit."""
+    Keys: s submit, h hint, n/p next/previous question, q quit (keys typed while it grades are
+    dropped)."""
     from kata import session
     from kata.watch import Watch
 
@@ -699,6 +754,7 @@ def review(
                 "first_activity_s": q.first_activity, "last_submission_s": q.last_submission,
                 "points_earned": q.points_earned, "points_possible": q.points_possible,
                 "result": q.result.to_json() if q.result else None,
+                "hunt": q.hunt,
             } for q in rev.questions],
         })
         return
@@ -718,6 +774,8 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
         f"[bold]{rev.points_earned:g}/{rev.points_possible:g}[/] points", markup=True)
     for i, q in enumerate(rev.questions, start=1):
         con.rule(f"Q{i}. {q.title} ({q.slug})")
+        if q.hunt:
+            _print_hunt(con, q.hunt, clock)
         if q.result is None:
             say(f"  no submission before the cutoff: 0/{q.points_possible:g}", markup=True)
             continue
@@ -735,6 +793,22 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
         review_lines(q.result, mode)
 
 
+def _print_hunt(con, h: dict, clock) -> None:
+    """A hunt's part of the review: what the bug was (its zoo header), the pin, the times."""
+    if h["decoy"]:
+        say("  the code handed out was correct (a decoy)")
+    else:
+        head = h["header"]
+        say(f"  the bug ({h['bug']}, level {head.get('Level', '?')}): {head.get('Bug', '')}")
+        if head.get("Breaks"):
+            say(f"  it breaks: {head['Breaks']}")
+    say(f"  pin: {h['verdict'] or 'not submitted'}, {h['pin_points']:g} points"
+        + (f": {h['reason']}" if h["reason"] else ""))
+    times = [f"pinned at {clock(h['pinned_at_s'])}" if h["pinned_at_s"] is not None else "never pinned",
+             f"fixed at {clock(h['fixed_at_s'])}" if h["fixed_at_s"] is not None else "never fixed"]
+    say("  " + ", ".join(times))
+
+
 @app.command()
 @handled
 def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
@@ -747,7 +821,7 @@ def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
         emit_json({"katas": [{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
                     "sessions": [{"session": sid, "points_earned": pts} for sid, pts in r.per_session],
                     "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()},
-                    "other_suite_sessions": r.other_suite} for r in rows]})
+                    "other_suite_sessions": r.other_suite, "hunts": r.hunts} for r in rows]})
         return
     progress_lines(rows)
 
@@ -812,12 +886,13 @@ def restore(
 @handled
 def doctor() -> None:
     """Check the store in .kata/; if it is damaged, move it aside and rebuild what can be read."""
-    from kata.sandbox import status_line
     from kata.session import now
     from kata.store import repair
 
+    from kata.sandbox import status_line
+
     wb = workbook(settle=False)
-    say(status_line().capitalize() + ".")
+    typer.echo(status_line().capitalize() + ".")
     path = wb.kata_dir / "kata.db"
     r = repair(path, now())
     if r.healthy:
@@ -1080,10 +1155,10 @@ def grade_batch(
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Gradings at once (default: the number of cores)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="Grade only slice K of N, e.g. 2/4."),
     timeout: float = typer.Option(20.0, "--timeout", min=0.5, help="Seconds one hidden test may run."),
-    require_sandbox: bool = typer.Option(False, "--require-sandbox",
-                                         help="Refuse to start unless grading runs in the sandbox."),
     junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
                                              help="Also write JUnit XML (a suite per student and kata)."),
+    require_sandbox: bool = typer.Option(False, "--require-sandbox",
+                                         help="Refuse to start unless grading runs in the sandbox."),
 ) -> None:
     """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook.
 
@@ -1102,8 +1177,8 @@ def grade_batch(
         fail(f"--require-sandbox: {sandbox.status_line()}")
     k, n = parse_shard(shard)
     submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
-    students = discover(wb, submissions)
-    say(sandbox.status_line().capitalize() + ".", err=True)
+    students = discover(wb, submissions)  # a mistake in the arguments is the one line printed
+    typer.echo(sandbox.status_line().capitalize() + ".", err=True)
     total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
     results: list = []  # (student, slug, SuiteResult), for --junit-xml
     try:
@@ -1123,7 +1198,6 @@ def grade_batch(
         results.sort(key=lambda item: (item[0], item[1]))
         write_junit([(wb.kata(slug), result) for _, slug, result in results], junit_xml,
                     names=[f"{student}/{slug}" for student, slug, _ in results])
-    con = out()
     say(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
         f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}", markup=True)
     missing: dict[str, list[str]] = {}

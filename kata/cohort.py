@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from kata.catalog import BUNDLE_MARKER, CatalogError, Kata, Workbook
+from kata.suites import file_sha256, suite_version
 
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info",
                                 "_content")  # _content: the katas a wheel carries, solutions included
@@ -224,15 +225,14 @@ class Row:
 
 def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | None = None,
                 on_done: Callable[[Row], None] | None = None, limits=None,
-                on_result: Callable[[str, str, object], None] | None = None,
-                out: Path | None = None) -> dict:
+                out: Path | None = None, on_result: Callable[[str, str, object], None] | None = None) -> dict:
     """Grade a cohort (or one shard of it); return the gradebook as a dict.
 
     Before the first student is graded, every hidden suite is checked against its manifest and
     copied to a private snapshot, and every student's files are read into memory (`snapshot`);
     each student is then graded on a fresh copy of the suite, with only their own code in view.
     With `out`, the gradebook is rewritten there as each student's row comes in, so an interrupted
-    batch keeps every finished row. `on_result(student, slug, result)`: the full result (JUnit).
+    batch keeps every finished row.
     """
     from kata.catalog import load_kata
     from kata.grading import private_copy, temp_folder, verify_manifest
@@ -242,69 +242,72 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
     students = discover(wb, submissions)
     mine = [s for i, s in enumerate(students) if i % n == k - 1]
     codes = snapshot(students, mine)
+    where = {(student, slug): {"file": shown(path.relative_to(submissions).as_posix())}
+             for student in mine for slug, path in students[student].items()}
     with temp_folder("batch") as tmp:
         for kata in wb.katas():
             verify_manifest(kata)
             suites = private_copy(kata, Path(tmp))
         katas = {slug: load_kata(suites, slug) for slug in wb.slugs()}
         levels = {slug: [lv.name for lv in kata.levels] for slug, kata in katas.items()}
+        versions = {slug: suite_version(kata) for slug, kata in katas.items()}
+        for (student, slug), code in codes.items():
+            if isinstance(code, str):
+                where[(student, slug)]["sha256"] = file_sha256(code.encode("utf-8"))
         rows: list[Row] = []
-        names = [shown(s) for s in mine]
 
-        def done(row: Row) -> None:
+        def done(row: Row, student: str, result) -> None:
+            if row.status != "missing":
+                row.suite_version = versions[row.kata]
+                for key, value in where.get((student, row.kata), {}).items():
+                    setattr(row, key, value)
             rows.append(row)
             if out is not None:
-                write_gradebook(gradebook(rows, levels, f"{k}/{n}", names, str(submissions)), out)
+                write_gradebook(gradebook(rows, levels, f"{k}/{n}", [shown(s) for s in mine],
+                                          submissions=str(submissions)), out)
+            if on_result is not None and result is not None:  # the full result, for JUnit
+                on_result(row.student, row.kata, result)
             if on_done:
                 on_done(row)
 
-        jobs = [(s, slug, students[s].get(slug)) for s in mine for slug in katas]
-        _grade_students(katas, codes, jobs, done, limits, workers, on_result)
-        return gradebook(rows, levels, f"{k}/{n}", names, str(submissions))
+        _grade_students(katas, codes, [(s, slug) for s in mine for slug in katas], done, limits,
+                        workers)
+        return gradebook(rows, levels, shard=f"{k}/{n}", students=[shown(s) for s in mine],
+                         submissions=str(submissions))
 
 
-def _grade_one(student: str, kata: Kata, path: Path | None, code, version: str, limits,
-               on_result=None) -> Row:
+def _grade_one(student: str, kata: Kata, code, limits) -> tuple[Row, str, object]:
+    """(the row, the student's folder name as discovered, the full result or None)."""
     from kata.grading import Limits, grade
-    from kata.suites import file_sha256
 
     zero = [0.0] * len(kata.levels)
-    if path is None:
-        return Row(shown(student), kata.slug, "missing", 0.0, kata.points, zero, [], "no file handed in")
-    where = {"file": shown(path.relative_to(path.parents[1] if path.parent.name != "workspace"
-                                            else path.parents[2]).as_posix()),
-             "suite_version": version}
+    if code is None:
+        return Row(shown(student), kata.slug, "missing", 0.0, kata.points, zero, [], "no file handed in"), \
+            student, None
     if isinstance(code, CatalogError):
-        return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [], str(code), **where)
-    where["sha256"] = file_sha256(code.encode("utf-8"))  # the bytes graded (valid UTF-8)
+        return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [], str(code)), student, None
     try:
         result = grade(kata, Path(shown(student)) / kata.module, "hidden", limits or Limits(), code=code)
     except Exception as exc:  # one broken submission never stops the batch
         return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [],
-                   f"grading failed: {type(exc).__name__}: {exc}", **where)
-    if on_result:  # the full result, for JUnit (the gradebook keeps a summary)
-        on_result(shown(student), kata.slug, result)
+                   f"grading failed: {type(exc).__name__}: {exc}"), student, None
     return Row(shown(student), kata.slug, result.status, result.points_earned, kata.points,
                [lv.points_earned for lv in result.levels],
-               [t.name for t in result.tests if t.status != "pass"], result.message, **where)
+               [t.name for t in result.tests if t.status != "pass"], result.message), student, result
 
 
-def _grade_students(katas, codes, jobs, done, limits, workers, on_result=None) -> None:
-    """Grade `jobs` (student, slug, path), `workers` at a time, calling `done(row)` as each
-    finishes. Ctrl-C stops cleanly: grading children are killed, no new job starts, rows already
-    done stay."""
+def _grade_students(katas, codes, jobs, done, limits, workers) -> None:
+    """Grade `jobs` (student, slug), `workers` at a time, calling `done(row)` as each finishes.
+    Ctrl-C stops cleanly: grading children are killed, no new job starts, rows already done stay."""
     from kata.grading import child_guard
-    from kata.suites import suite_version
 
-    versions = {slug: suite_version(kata) for slug, kata in katas.items()}
     with child_guard():
         pool = ThreadPoolExecutor(max_workers=max(1, workers))
         try:
-            futures = [pool.submit(_grade_one, student, katas[slug], path, codes.get((student, slug)),
-                                   versions[slug], limits, on_result)
-                       for student, slug, path in jobs]
+            futures = [pool.submit(_grade_one, student, katas[slug], codes.get((student, slug)), limits)
+                       for student, slug in jobs]
             for fut in as_completed(futures):
-                done(fut.result())
+                done(*fut.result())
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -398,7 +401,6 @@ def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
     """Grade a grade-batch's students again on today's suites; the new gradebook keeps each row's
     old points and suite version under `previous`."""
     from kata.grading import Limits, grade
-    from kata.suites import file_sha256, suite_version
 
     try:
         book = json.loads(Path(gradebook_path).read_text(encoding="utf-8"))
@@ -413,24 +415,23 @@ def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
         kata = wb.kata(old["kata"])
         versions[kata.slug] = suite_version(kata)
         previous = {"points_earned": old["points_earned"], "suite_version": old.get("suite_version")}
-        if old["status"] == "missing" or not old.get("file"):
+        if old["status"] == "missing" or not old.get("file") or not old.get("sha256"):
             row = Row(**{k: v for k, v in old.items() if k in Row.__dataclass_fields__})
         else:
             path = submissions / old["file"]
             try:
-                data = read_submission(path).encode("utf-8")  # no symlink, FIFO or folder
+                code = read_submission(path)
+                if file_sha256(code.encode("utf-8")) != old["sha256"]:
+                    raise CatalogError(f"{path}: changed since it was graded: not regraded")
             except OSError as exc:
-                data = None
-                message = f"{path}: cannot be read now ({exc.strerror})"
+                code = CatalogError(f"{path}: cannot be read now ({exc.strerror})")
             except CatalogError as exc:
-                data, message = None, str(exc)
-            if data is not None and file_sha256(data) != old.get("sha256"):
-                data, message = None, f"{path}: changed since it was graded: not regraded"
-            if data is None:
+                code = exc
+            if isinstance(code, CatalogError):
                 row = Row(old["student"], kata.slug, "error", 0.0, kata.points, [0.0] * len(kata.levels),
-                          [], message)
+                          [], str(code))
             else:
-                result = grade(kata, path, "hidden", limits or Limits(), code=data.decode("utf-8", "replace"))
+                result = grade(kata, path, "hidden", limits or Limits(), code=code)
                 row = Row(old["student"], kata.slug, result.status, result.points_earned, kata.points,
                           [lv.points_earned for lv in result.levels],
                           [t.name for t in result.tests if t.status != "pass"], result.message)

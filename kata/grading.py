@@ -81,7 +81,9 @@ def run_tests(
     the folder the sandbox shows the child. `sweep`: run every test once per implementation in the
     list instead (see the plugin). `canaries`: insert tests that must fail, to prove the verdicts
     were not forged (off in sweep mode). `levels`: run only the tests of these levels.
-    `on_progress(done, total, level)` is called as each test finishes. `check_copy()`: None, or
+    `on_progress(done, total, level)` is called once the tests are collected (level None) and
+    as each test finishes; done counts the suite's own tests only (never the canaries), so it
+    never exceeds total. `check_copy()`: None, or
     why the private copy can no longer be trusted; asked before every child starts and at the end.
     """
     with child_guard():

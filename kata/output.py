@@ -140,7 +140,8 @@ def pager_command(environ) -> tuple[list[str], dict[str, str], bool] | None:
     if "LESS" not in environ:
         env["LESS"] = "FRX"
     flags = env["LESS"] + " " + " ".join(a for a in argv[1:] if a.startswith("-"))
-    return argv, env, bool(re.search(r"(^|\s)-?[A-Za-z]*[rR]", flags))
+    short = re.search(r"(^|\s)-?[A-Za-z]*[rR]", flags)  # -R, -r, FRX, -iMR
+    return argv, env, bool(short or re.search(r"--raw-control-chars", flags, re.I))
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
@@ -156,6 +157,27 @@ def on_terminal() -> bool:
 
 
 @contextlib.contextmanager
+def keys_unechoed():
+    """While a progress bar shows, keys typed are not echoed onto it (they still reach the shell
+    afterwards, as type-ahead). Nothing changes without a terminal on stdin."""
+    try:
+        import termios
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+    except Exception:  # noqa: BLE001 - no terminal (a pipe, a test runner): nothing to do
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~termios.ECHO  # lflag
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
+
+
+@contextlib.contextmanager
 def paged():
     """Collect what the block prints; on a terminal, page it when it is taller than the screen.
     Without a terminal (a pipe, a file, tests) the block prints straight through."""
@@ -163,9 +185,13 @@ def paged():
     if not (on_terminal() and con.is_terminal):
         yield
         return
-    with con.capture() as captured:
+    captured = con.capture()
+    captured.__enter__()
+    try:
         yield
-    page(captured.get(), con.size.height)
+    finally:  # what was printed before an error is still shown
+        captured.__exit__(None, None, None)
+        page(captured.get(), con.size.height)
 
 
 def page(text: str, height: int) -> None:

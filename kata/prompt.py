@@ -73,7 +73,7 @@ class Prompt:
     sections: tuple[Section, ...]
 
     @classmethod
-    def parse(cls, text: str) -> "Prompt":
+    def parse(cls, text: str) -> Prompt:
         """Cut at each second-level heading that markdown sees as one (never at a `## ` line
         inside a code block)."""
         lines = text.splitlines(keepends=True)
@@ -83,7 +83,7 @@ class Prompt:
         if not heads:
             return cls(text, ())
         sections = []
-        for n, ((start, end), heading) in enumerate(heads):
+        for n, ((_, end), heading) in enumerate(heads):
             stop = heads[n + 1][0][0] if n + 1 < len(heads) else len(lines)
             m = _LEVEL.match(heading)
             sections.append(Section(heading, "\n" + "".join(lines[end:stop]),

@@ -72,6 +72,7 @@ class SuiteResult:
     restarts: int = 0
     tampered: str | None = None  # why the run's verdicts cannot be trusted (then 0 points)
     version: int = 3
+    hunt: dict | None = None  # a hunt question's pin: points_earned, points_possible, verdict (kata/hunt.py)
 
     @property
     def passed(self) -> int:

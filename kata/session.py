@@ -7,6 +7,7 @@ since the epoch) so that scripts and tests can run a session on their own clock.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -72,10 +73,11 @@ class Plan:
     minutes: float
     questions: list[Question]
     katas: list[Kata]
+    seed: int | None = None  # what the hunts were drawn with (None: no hunt)
 
 
 def plan(wb: Workbook, target: str | None, minutes: float | None = None,
-         reveal: str | None = None) -> Plan:
+         reveal: str | None = None, seed: int | None = None) -> Plan:
     """EXAM or SLUG (default: the default exam) -> the session it would start.
 
     A single kata covers every level, shown one at a time (`reveal="all"`: all at once); an exam's
@@ -89,19 +91,39 @@ def plan(wb: Workbook, target: str | None, minutes: float | None = None,
     name = target or DEFAULT_EXAM
     if name in wb.exam_names():
         exam: Exam = wb.exam(name)
-        questions = [Question(q.kata, q.levels, q.minutes, reveal or q.reveal) for q in exam.questions]
+        questions = [dataclasses.replace(q, reveal=reveal or q.reveal) for q in exam.questions]
         total = exam.minutes
         if minutes is not None:  # scale every question's minutes with the clock
-            questions = [Question(q.kata, q.levels, round(q.minutes * minutes / total, 2), q.reveal)
+            questions = [dataclasses.replace(q, minutes=round(q.minutes * minutes / total, 2))
                          for q in questions]
+        if any(q.is_hunt for q in questions):
+            from kata import hunt_questions
+
+            seed = hunt_questions.new_seed() if seed is None else seed
+            questions = hunt_questions.draw(wb, questions, seed, exam.decoy_probability)
         return Plan("exam", exam.name, exam.title, exam.description, minutes or total, questions,
-                    [wb.kata(q.kata) for q in questions])
+                    [wb.kata(q.kata) for q in questions], seed if any(q.is_hunt for q in questions) else None)
     if name in wb.slugs():
         kata = wb.kata(name)
         q = Question(kata.slug, tuple(lv.number for lv in kata.levels), minutes or kata.minutes,
                      reveal or "progressive")
         return Plan("kata", kata.slug, kata.title, kata.summary, minutes or kata.minutes, [q], [kata])
     raise CatalogError(unknown_target_message(wb, name))
+
+
+def plan_hunt(wb: Workbook, slug: str | None, bug: str | None = None, decoy: bool = False,
+              level: int | None = None, minutes: float | None = None, seed: int | None = None) -> Plan:
+    """What `kata hunt` would start: one hunt question (see hunt_questions.hunt_question)."""
+    from kata import hunt, hunt_questions
+
+    q, seed = hunt_questions.hunt_question(wb, slug, bug, decoy, level, minutes, seed)
+    kata = wb.kata(q.kata)
+    levels = "level 1" if len(q.levels) == 1 else f"levels 1-{len(q.levels)}"
+    return Plan("kata", f"hunt {kata.slug}", f"Hunt: {kata.title}, {levels}",
+                "Code an assistant wrote for this kata. Pin its bug with a test in "
+                f"workspace/{hunt.test_file_name(kata)} (or, if you find none, write "
+                "HUNT_VERDICT = \"correct\" there), then fix the code. `kata submit` grades both.",
+                q.minutes, [q], [kata], seed)
 
 
 def unknown_target_message(wb: Workbook, name: str) -> str:
@@ -123,10 +145,15 @@ def start(wb: Workbook, target: str | None, abandon: bool = False,
     live = store.live_session(t)
     if live is not None and not abandon:
         raise StoreError(still_live_message(live, t))
-    prepared = workspace.prepare(wb, p.katas, t)
+    if any(q.is_hunt for q in p.questions):
+        from kata import hunt_questions
+
+        prepared = hunt_questions.prepare(wb, p.questions, p.katas, t)
+    else:
+        prepared = workspace.prepare(wb, p.katas, t)
     session, abandoned = store.start_session(
         p.kind, p.name, [k.slug for k in p.katas], p.minutes, t, abandon=abandon,
-        questions=[q.to_json() for q in p.questions])
+        questions=[q.to_json() for q in p.questions], seed=p.seed)
     return Started(session, abandoned, p.katas, prepared, p.questions)
 
 
@@ -291,8 +318,15 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
         from kata.formats import redacted
 
         grading.write_junit(redacted(result), junit)
+    points = None
+    if suite == "hidden" and v.question is not None and v.question.is_hunt:
+        from kata import hunt_questions
+
+        test_code = hunt_questions.read_test(wb, kata)
+        result.hunt = hunt_questions.score_pin(store, session, kata, v.question, test_code, result)
+        points = hunt_questions.totals(result)
     sub = store.add_submission(session.id if session else None, kata.slug, code,
-                               result.to_json(), t, suite=suite,
+                               result.to_json(), t, suite=suite, points=points,
                                suite_version=_suite_version(kata) if suite == "hidden" else None)
     graded = Graded(kata, path, result, session, sub, levels)
     if suite == "hidden" and session is not None and not result.tampered:
@@ -373,11 +407,16 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
                 candidates.append((mtime, path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError):
             pass
+        if q.is_hunt:  # the code as handed out counts as saved at the start: a pin alone is work
+            from kata import hunt_questions
+
+            candidates.append((s.started_at, hunt_questions.handed_out(kata, q)))
         if not candidates:
             continue
         saved_at, code = max(candidates, key=lambda c: c[0])
         earlier = [sub for sub in store.counted_submissions(s, q.kata) if sub.code == code]
-        if earlier:  # that version was graded already (by a submit, or a settle that then died)
+        if earlier and not (q.is_hunt and hunt_questions.pin_unsubmitted(wb, store, s, kata)):
+            # that version was graded already (by a submit, or a settle that then died)
             _record_levels(store, s.id, q.kata, grading.SuiteResult.from_json(earlier[-1].result),
                            earlier[-1].submitted_at, earlier[-1].id)
             continue
@@ -396,7 +435,14 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
                     break
             result.tests = [t for t in result.tests if t.task_id in reached]
             grading.score(result, kata, reached)
-        sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True,
+        points = None
+        if q.is_hunt:
+            from kata import hunt_questions
+
+            test_code = hunt_questions.saved_test(wb, store, s, kata)
+            result.hunt = hunt_questions.score_pin(store, s, kata, q, test_code, result)
+            points = hunt_questions.totals(result)
+        sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True, points=points,
                                    suite_version=_suite_version(kata))
         _record_levels(store, s.id, q.kata, result, saved_at, sub.id)
         done.append(AutoSubmitted(s, kata, saved_at, sub))
@@ -486,6 +532,7 @@ class QuestionReview:
     levels_open: list[int] = field(default_factory=list)
     splits: dict[int, float] = field(default_factory=dict)  # level -> seconds into the session
     submit_times: list[float] = field(default_factory=list)  # seconds into the session
+    hunt: dict | None = None  # a hunt: its bug's header, the pin's verdict (hunt_questions.review_info)
 
 
 @dataclass
@@ -508,7 +555,8 @@ def _question_points(wb: Workbook, q: Question) -> tuple[str, float]:
         kata = wb.kata(q.kata)
     except CatalogError:
         return q.kata, 0.0
-    return kata.title, float(sum(lv.points for lv in kata.levels if lv.number in q.levels))
+    fix = float(sum(lv.points for lv in kata.levels if lv.number in q.levels))
+    return kata.title, fix * 2 if q.is_hunt else fix  # a hunt's pin is worth its fix
 
 
 def review(wb: Workbook, session_id: int | None) -> Review:
@@ -553,8 +601,17 @@ def review(wb: Workbook, session_id: int | None) -> Review:
             levels_open=open_levels(q, passed),
             splits={lv: round(at - session.started_at, 1) for lv, at in sorted(passed.items())},
             submit_times=[round(s.submitted_at - session.started_at, 1) for s in hidden],
+            hunt=_hunt_review(wb, store, session, q),
         ))
     return rev
+
+
+def _hunt_review(wb: Workbook, store: Store, session: Session, q: Question) -> dict | None:
+    if not q.is_hunt:
+        return None
+    from kata import hunt_questions
+
+    return hunt_questions.review_info(wb, store, session, q)
 
 
 @dataclass
@@ -665,6 +722,7 @@ class KataProgress:
     best: float  # best points earned in any hidden submission (practice included)
     fastest: dict[int, float]  # level -> fewest seconds into a session it took to pass
     other_suite: list[int] = field(default_factory=list)  # sessions whose score came from another suite
+    hunts: list[dict] = field(default_factory=list)  # {session, verdict, points_earned, points_possible}
 
 
 def progress(wb: Workbook) -> list[KataProgress]:
@@ -673,12 +731,16 @@ def progress(wb: Workbook) -> list[KataProgress]:
     store = open_store(wb)
     best = store.best_scores()
     sessions_ = store.sessions(now())
+    from kata import hunt_questions
+
     today = _Versions(wb)
     rows = []
     for kata in wb.katas():
         per_session, fastest, other = [], {}, []
+        hunts = hunt_questions.progress_rows(store, sessions_, kata.slug)
+        hunted = {h["session"] for h in hunts}
         for s in sessions_:
-            if kata.slug not in s.katas:
+            if kata.slug not in s.katas or s.id in hunted:
                 continue
             official = store.official_submission(s, kata.slug)
             per_session.append((s.id, official.points_earned if official else 0.0))
@@ -689,7 +751,7 @@ def progress(wb: Workbook) -> list[KataProgress]:
                 if at <= s.cutoff() and (lv not in fastest or took < fastest[lv]):
                     fastest[lv] = round(took, 1)
         rows.append(KataProgress(kata, per_session, best.get(kata.slug, (0.0, 0))[0],
-                                 dict(sorted(fastest.items())), other))
+                                 dict(sorted(fastest.items())), other, hunts))
     return rows
 
 
@@ -728,7 +790,15 @@ def regrade_session(wb: Workbook, session_id: int, progress=None) -> list[Regrad
         levels = sorted({t["task_id"] for t in sub.result.get("tests", []) if t.get("task_id")}) or None
         result = grading.grade(kata, wb.workspace_file(kata), "hidden", code=sub.code, levels=levels,
                                on_progress=progress(kata) if progress else None)
+        points = None
+        q = question_for(wb, session, sub.slug)
+        if q is not None and q.is_hunt:  # the pin is judged again too, on the test file graded then
+            from kata import hunt_questions
+
+            test_code = (sub.result.get("hunt") or {}).get("test_code", "")
+            result.hunt = hunt_questions.score_pin(store, session, kata, q, test_code, result)
+            points = hunt_questions.totals(result)
         new = store.add_submission(sub.session_id, sub.slug, sub.code, result.to_json(), sub.submitted_at,
-                                   auto=sub.auto, suite_version=version, regrade_of=sub.id)
+                                   auto=sub.auto, suite_version=version, regrade_of=sub.id, points=points)
         done.append(Regraded(sub.slug, sub, new))
     return done

@@ -116,7 +116,6 @@ MIGRATIONS: dict[int, list[str]] = {
 # rows that no later regrade replaced (a regrade points at what it replaced through regrade_of)
 _CURRENT = "id NOT IN (SELECT regrade_of FROM submissions WHERE regrade_of IS NOT NULL)"
 
-
 SETTLE_LEASE = 15 * 60.0  # seconds after which any settle claim is taken over
 
 
@@ -158,6 +157,7 @@ class Session:
     stored_status: str  # 'live' | 'finished' | 'abandoned', as in the table
     questions: tuple[dict, ...] | None = None  # {kata, levels, minutes, reveal}; None: v1 session
     ended_by: str | None = None  # 'finish' | 'deadline' | 'abandon'
+    seed: int | None = None  # what its hunts were drawn with (v3)
 
     @property
     def status(self) -> str:
@@ -206,7 +206,7 @@ def _session(row) -> Session:
     questions = json.loads(row["questions"]) if row["questions"] else None
     return Session(row["id"], row["kind"], row["name"], tuple(json.loads(row["katas"])),
                    row["started_at"], row["deadline"], row["finished_at"], row["status"],
-                   tuple(questions) if questions is not None else None, row["ended_by"])
+                   tuple(questions) if questions is not None else None, row["ended_by"], row["seed"])
 
 
 def _submission(row) -> Submission:
@@ -363,8 +363,8 @@ class Store:
         return _session(row) if row else None
 
     def start_session(self, kind: str, name: str, katas: list[str], minutes: float, now: float,
-                      abandon: bool = False, questions: list[dict] | None = None
-                      ) -> tuple[Session, Session | None]:
+                      abandon: bool = False, questions: list[dict] | None = None,
+                      seed: int | None = None) -> tuple[Session, Session | None]:
         """Open a session; refuse while another is live unless `abandon`. Returns (new, abandoned)."""
         with self.transaction() as db:
             self._expire(db, now)
@@ -376,10 +376,10 @@ class Store:
                 db.execute("UPDATE sessions SET status = 'abandoned', finished_at = ?, "
                            "ended_by = 'abandon' WHERE id = ?", (now, old.id))
             cur = db.execute(
-                "INSERT INTO sessions (kind, name, katas, started_at, deadline, status, questions) "
-                "VALUES (?, ?, ?, ?, ?, 'live', ?)",
+                "INSERT INTO sessions (kind, name, katas, started_at, deadline, status, questions, seed) "
+                "VALUES (?, ?, ?, ?, ?, 'live', ?, ?)",
                 (kind, name, json.dumps(list(katas)), now, now + minutes * 60,
-                 json.dumps(questions) if questions is not None else None),
+                 json.dumps(questions) if questions is not None else None, seed),
             )
             new = _session(db.execute("SELECT * FROM sessions WHERE id = ?", (cur.lastrowid,)).fetchone())
         return new, old
@@ -423,7 +423,11 @@ class Store:
 
     def add_submission(self, session_id: int | None, slug: str, code: str, result: dict,
                        now: float, suite: str = "hidden", auto: bool = False,
+                       points: tuple[float, float] | None = None,
                        suite_version: str | None = None, regrade_of: int | None = None) -> Submission:
+        """`points`: (earned, possible) when the question's score is more than the result's
+        (a hunt adds its pin to the fix); default the result's own."""
+        earned, possible = points or (result.get("points_earned", 0.0), result.get("points_possible", 0))
         with self.transaction() as db:
             cur = db.execute(
                 "INSERT INTO submissions (session_id, slug, submitted_at, code, result, "
@@ -431,8 +435,7 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (session_id, slug, now, code,
                  seal(json.dumps(result)) if suite == "hidden" else json.dumps(result),
-                 result.get("points_earned", 0.0),
-                 result.get("points_possible", 0), result.get("status", "error"), suite, int(auto),
+                 earned, possible, result.get("status", "error"), suite, int(auto),
                  suite_version, regrade_of),
             )
             row = db.execute("SELECT * FROM submissions WHERE id = ?", (cur.lastrowid,)).fetchone()
@@ -507,12 +510,19 @@ class Store:
                        (now, session_id))
 
     def best_scores(self) -> dict[str, tuple[float, float]]:
-        """slug -> (best points earned, points possible) over every submission."""
+        """slug -> (best points earned, points possible) over every submission (a hunt's, which
+        scores a pin and a fix, is not a kata score: `kata progress` lists those beside)."""
         rows = self.db.execute(
-            "SELECT slug, MAX(points_earned) AS best, MAX(points_possible) AS possible "
-            f"FROM submissions WHERE suite = 'hidden' AND {_CURRENT} GROUP BY slug"
+            "SELECT slug, points_earned, points_possible, result "
+            f"FROM submissions WHERE suite = 'hidden' AND {_CURRENT}"
         ).fetchall()
-        return {r["slug"]: (r["best"], r["possible"]) for r in rows}
+        best: dict[str, tuple[float, float]] = {}
+        for r in rows:  # results may be sealed (not JSON to SQLite): read them here
+            if json.loads(unseal(r["result"])).get("hunt") is not None:
+                continue
+            earned, possible = best.get(r["slug"], (r["points_earned"], r["points_possible"]))
+            best[r["slug"]] = (max(earned, r["points_earned"]), max(possible, r["points_possible"]))
+        return best
 
     # --- levels -------------------------------------------------------------
 

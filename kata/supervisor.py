@@ -104,6 +104,8 @@ class RunSupervisor:
                     task_id=t.get("level"),
                     points=t.get("points") if t.get("points") is not None else 1.0,
                     edge=t.get("edge"), impl=t.get("impl"))
+        if self.on_progress is not None and self.tests:  # the total, before any result
+            self.on_progress(len(self.finished.intersection(self.tests)), len(self.tests), None)
 
     def on_import(self, ev: dict) -> None:
         self.importing = time.monotonic() if ev.get("state") == "start" else None
@@ -152,8 +154,9 @@ class RunSupervisor:
     def _done(self, test_id: str) -> None:
         self.finished.add(test_id)
         self.current = None
-        if self.on_progress is not None and test_id in self.tests:
-            self.on_progress(len(self.finished), len(self.tests), self.tests[test_id].task_id)
+        if self.on_progress is not None and test_id in self.tests:  # canaries never count
+            self.on_progress(len(self.finished.intersection(self.tests)), len(self.tests),
+                             self.tests[test_id].task_id)
 
     # --- a child ended ------------------------------------------------------------
 

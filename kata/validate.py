@@ -12,6 +12,9 @@ Checks, each reported by name with a one-line detail:
     deterministic two runs of the hidden suite on the reference give the same outcome
     bug-zoo       every patch in tests/bugs/<slug>/ applies to the reference (kata/zoo.py) and the
                   wrong solution it makes fails at least one hidden test
+    zoo-headers   every patch's header is fit to show a learner after a hunt: Bug, Level, Breaks
+    hunts         level-1 hunts can be drawn (kata/hunt.py): a bug is in the level-1 code, the
+                  reference cut to level 1 passes level 1, every drawable bug cut so still fails it
 
 and the hidden suite's run time on the reference. Grading runs are child processes, run
 `workers` at a time. Validating a kata also (re)writes graders/<slug>/MANIFEST.json, the hashes
@@ -178,7 +181,19 @@ def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata 
     report.zoo_names = {bug.resolve(): patch.name for bug, patch in made.items()}
     bugs = sorted(made)
     report.bugs = len(zoo.entries(kata.bugs))
+    headers = []
+    for patch in zoo.entries(kata.bugs):
+        try:
+            headers += zoo.header_problems(zoo.ZooPatch.parse(patch), len(kata.levels))
+        except zoo.PatchError:
+            pass  # reported by the bug-zoo check
+    report.checks.append(Check("zoo-headers", not headers,
+                               "; ".join(headers[:3]) + (f" (+{len(headers) - 3} more)" if len(headers) > 3 else "")
+                               if headers else f"all {report.bugs} headers have Bug, Level and Breaks"))
+    from kata import hunt
+
     jobs = {
+        "hunts": lambda: hunt.drawable(kata, limits),
         "ref1": lambda: grade(kata, kata.solution, "hidden", limits),
         "ref2": lambda: grade(kata, kata.solution, "hidden", limits),
         "visible": lambda: grade(kata, kata.solution, "visible", limits),
@@ -248,6 +263,8 @@ def _conclude(report: KataReport, kata: Kata, results: dict) -> KataReport:
         (f"levels {empty} have no hidden tests" if empty else "the stub fails every level"),
     ))
 
+    if "hunts" in results:
+        report.checks.append(Check("hunts", *results["hunts"]))
     same = ref.outcome_key() == results["ref2"].outcome_key()
     report.checks.append(Check("deterministic", same,
                                "two runs agree" if same else "two runs on the reference differ"))

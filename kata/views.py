@@ -137,12 +137,13 @@ def briefing(plan, bundle: bool = False) -> None:
     if plan.description:
         say(plan.description, markup=False)
     say("")
-    for i, (q, kata) in enumerate(zip(plan.questions, plan.katas), start=1):
+    for i, (q, kata) in enumerate(zip(plan.questions, plan.katas, strict=True), start=1):
         levels = ("all levels" if len(q.levels) == len(kata.levels) and len(q.levels) > 1
                   else "level " + ", ".join(map(str, q.levels)) if len(q.levels) == 1
                   else "levels " + ", ".join(map(str, q.levels)))
         how = ", one at a time" if q.reveal == "progressive" and len(q.levels) > 1 else ""
-        say(f"  Q{i}. {kata.title} ({kata.slug}): {levels}{how}, about {q.minutes:g} min",
+        kind = "review the code of " if getattr(q, "is_hunt", False) else ""
+        say(f"  Q{i}. {kata.title} ({kata.slug}): {kind}{levels}{how}, about {q.minutes:g} min",
             markup=False, indent=6)
     say("")
     say("Rules:")
@@ -293,6 +294,10 @@ def progress_lines(rows) -> None:
             say(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {clock(t)}"
                                                          for lv, t in r.fastest.items()),
                 markup=False)
+        if getattr(r, "hunts", None):
+            say(" " * (width + 2) + "hunts: " + ", ".join(
+                f"S{h['session']} {h['verdict']} {h['points_earned']:g}/{h['points_possible']:g}"
+                for h in r.hunts), markup=False, indent=width + 2)
         if getattr(r, "other_suite", None):
             say(" " * (width + 2) + "graded on an older hidden suite in session(s) "
                 + ", ".join(map(str, r.other_suite)) + ": `kata regrade N` to compare",
@@ -300,7 +305,7 @@ def progress_lines(rows) -> None:
     if any(r.per_session for r in rows):
         scale = "0 = under 10%, 9 = 90% or more" if plain else f"{SPARKS[0]} = 0 points, {SPARKS[-1]} = full marks"
         say(f"sessions: one mark per session, oldest first ({scale})", markup=False)
-    if not any(r.per_session or r.best for r in rows):
+    if not any(r.per_session or r.best or getattr(r, "hunts", None) for r in rows):
         say("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.", markup=False)
 
 

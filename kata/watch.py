@@ -48,6 +48,7 @@ class Event:
 class Job:
     """A grading running in a worker thread: what the screen says, and what to do when done."""
     label: str  # "adder (hidden suite)"
+    save: bool = False  # grading a save (counted for stop_after, even if it failed)
     done: int = 0
     total: int | None = None
 
@@ -64,7 +65,7 @@ class Watch:
     handled: int = 0  # saves graded
     job: Job | None = None  # the grading running now, if any
     pending: list = field(default_factory=list)  # saves that arrived while a job ran
-    events: "queue.Queue[Event]" = field(default_factory=queue.Queue)
+    events: queue.Queue[Event] = field(default_factory=queue.Queue)
     stop: threading.Event = field(default_factory=threading.Event)
     _worker: threading.Thread | None = field(default=None, repr=False)
 
@@ -123,7 +124,7 @@ class Watch:
                 self.pending.append(kata)
             return
         self.current = self.katas.index(kata)
-        self.start_job(f"{kata.slug} (visible tests)", self._check_saved, kata)
+        self.start_job(f"{kata.slug} (visible tests)", self._check_saved, kata, save=True)
 
     def on_key(self, key: str) -> None:
         if key == "q":  # quitting always works (a grading in flight still records its result)
@@ -160,6 +161,8 @@ class Watch:
     def on_graded(self, then) -> None:
         """A job finished: `then()` applies its result (in this thread); then the saves that
         arrived meanwhile are graded."""
+        if self.job is not None and self.job.save:
+            self.handled += 1
         self.job = None
         then()
         if self.stop_after is not None and self.handled >= self.stop_after:
@@ -170,8 +173,8 @@ class Watch:
 
     # --- jobs (run in a worker thread; their results come back as a graded event) -----------
 
-    def start_job(self, label: str, work, *args) -> None:
-        self.job = Job(label)
+    def start_job(self, label: str, work, *args, save: bool = False) -> None:
+        self.job = Job(label, save)
         self.emit(f"grading {label}...")
 
         def run():
@@ -187,14 +190,15 @@ class Watch:
     def _progress(self, kata):
         return lambda done, total, level: self.events.put(Event("progress", (min(done, total), total)))
 
-    def _check_all(self, katas):
+    def _check_all(self, katas, before: str = ""):
+        """The visible tests of `katas`; the message says `before` (what led here), then them."""
         results = [(k, sessions.check(self.wb, [k], self._progress)[0]) for k in katas
                    if self.wb.workspace_file(k).is_file()]
 
         def then():
             for k, graded in results:
                 self.last[k.slug] = graded.result
-            self.say("visible tests: " + ", ".join(
+            self.say(before + "visible tests: " + ", ".join(
                 f"{k.slug} {g.result.passed}/{len(g.result.tests)}" for k, g in results))
         return then
 
@@ -203,7 +207,6 @@ class Watch:
 
         def then():
             self.last[kata.slug] = graded.result
-            self.handled += 1
             r = graded.result
             self.say(f"{kata.slug} saved: visible {r.passed}/{len(r.tests)} pass"
                      + self.first_failure_line())
@@ -221,7 +224,7 @@ class Watch:
             if graded.opened:  # its visible tests changed: never show the old count
                 self.last.pop(kata.slug, None)
                 self.start_job(f"{kata.slug} (visible tests of level {graded.opened[0]})",
-                               self._check_all, [kata])
+                               self._check_all, [kata], self.message + "; ")
         return then
 
     def _said(self, message: str):

@@ -74,6 +74,23 @@ def prepare(wb: Workbook, katas: list[Kata], now: float | None = None) -> list[P
     return prepared
 
 
+def put(wb: Workbook, files: dict[Path, str], now: float | None = None) -> dict[Path, Path]:
+    """Write each file's text (a hunt's code and test template), archiving first any file already
+    there whose content differs; return original -> archived copy."""
+    wb.workspace.mkdir(parents=True, exist_ok=True)
+    to_archive = []
+    for path, text in files.items():
+        try:
+            if path.exists() and path.read_bytes() != text.encode("utf-8"):
+                to_archive.append(path)
+        except OSError as exc:
+            raise WorkspaceError(f"{path}: cannot be read ({exc}): nothing was overwritten") from None
+    copies = archive(wb, to_archive, now)
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    return copies
+
+
 def read_learner_file(wb: Workbook, kata: Kata) -> tuple[Path, str]:
     path = wb.workspace_file(kata)
     if not path.is_file():

@@ -1,9 +1,9 @@
 """The bug zoo as patches: each wrong solution is a small unified diff against the reference.
 
-A zoo entry `tests/bugs/<slug>/<name>.patch` is a header (free text: `Bug:` what the mistake is,
-`Level:` the level whose tests catch it (the first hidden test that fails it, in file order),
-`Breaks:` the prompt sentence it breaks, for entries written since), then a unified diff of
-`solutions/<slug>.py`:
+A zoo entry `tests/bugs/<slug>/<name>.patch` is a header (`Bug:` what the mistake is, in a
+reviewer's words; `Level:` the level whose tests catch it (the first hidden test that fails it, in
+file order); `Breaks:` the rule it breaks: a learner sees all three after a hunt, and
+`header_problems` says when one is missing or unfit), then a unified diff of `solutions/<slug>.py`:
 
     Bug: evicts while used_blocks >= capacity, so an exactly-full cache loses an entry.
     Level: 1
@@ -137,6 +137,30 @@ def make_patch(reference: str, wrong: str, slug: str, name: str, header: dict[st
     diff = difflib.unified_diff(reference.splitlines(keepends=True), wrong.splitlines(keepends=True),
                                 f"a/solutions/{slug}.py", f"b/{slug}/{name}.py", n=3)
     return head + "".join(diff)
+
+
+HEADER_KEYS = ("Bug", "Level", "Breaks")
+BUG_MAX = 200  # characters: a header is read in a review, next to the learner's code
+
+
+def header_problems(patch: "ZooPatch", levels: int) -> list[str]:
+    """Why a patch's header is not fit to show a learner after a hunt ([] when it is): `Bug:`
+    says what was wrong in a sentence, `Level:` is one of the kata's levels, `Breaks:` names the
+    rule it breaks.
+
+    Example: header_problems(ZooPatch.parse(p), 3) -> ['x.patch: no Breaks: line ...']"""
+    name, head = patch.path.name, patch.header
+    problems = [f"{name}: no {key}: line: add one (what was wrong / its level / the rule it breaks)"
+                for key in HEADER_KEYS if not head.get(key)]
+    bug = head.get("Bug", "")
+    if bug and len(bug) > BUG_MAX:
+        problems.append(f"{name}: Bug: is {len(bug)} characters: say it in one sentence of at most {BUG_MAX}")
+    if bug and any(mark in bug for mark in ("@@", "+++", "---", "TODO", "XXX")):
+        problems.append(f"{name}: Bug: reads like a diff or a note, not a reviewer's sentence: rewrite it")
+    level = head.get("Level", "")
+    if level and not (level.isdigit() and 1 <= int(level) <= levels):
+        problems.append(f"{name}: Level: {level!r} is not a level of the kata (1..{levels})")
+    return problems
 
 
 def entries(bugs_dir: Path) -> list[Path]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pty
 import re
 import select
 import struct
@@ -30,7 +31,7 @@ def run_on_terminal(args, env: dict[str, str], cols: int = 80, rows: int = 30,
                     keys: bytes = b"", timeout: float = 60.0) -> tuple[int, str]:
     """(exit code, raw bytes the terminal received, decoded). `keys` are typed one at a time
     whenever the output has been idle for half a second (a pager waiting for `q`, a question)."""
-    master, slave = os.openpty()
+    master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
     def controlling_terminal():

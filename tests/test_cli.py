@@ -137,12 +137,27 @@ def test_validate_json_on_the_fixture(wb):
     ref = (wb / "solutions" / "adder.py").read_text()
     bug = ref.replace("return -a", "return a")
     (wb / "tests" / "bugs" / "adder" / "neg_forgets_sign.patch").write_text(
-        make_patch(ref, bug, "adder", "neg_forgets_sign", {"Bug": "neg returns a", "Level": "2"}))
+        make_patch(ref, bug, "adder", "neg_forgets_sign",
+                   {"Bug": "neg returns a", "Level": "2", "Breaks": "neg(a) is -a"}))
+    bug = ref.replace("return a - b", "return b - a")  # a level-1 bug, so level-1 hunts can be drawn
+    (wb / "tests" / "bugs" / "adder" / "sub_reversed.patch").write_text(
+        make_patch(ref, bug, "adder", "sub_reversed",
+                   {"Bug": "sub computes b - a", "Level": "1", "Breaks": "sub(a, b) is a - b"}))
     data = json.loads(kata("validate", "adder", "--json").output)
     checks = {c["name"]: c["ok"] for c in data["katas"][0]["checks"]}
     assert data["ok"], data
-    assert checks == {"schema": True, "strict": True, "api": True, "markers": True, "reference": True,
-                      "stub": True, "deterministic": True, "bug-zoo": True}
+    assert checks == {"schema": True, "strict": True, "api": True, "zoo-headers": True, "markers": True,
+                      "reference": True, "stub": True, "hunts": True, "deterministic": True,
+                      "bug-zoo": True}
+    (wb / "tests" / "bugs" / "adder" / "sub_reversed.patch").unlink()
+    (wb / "tests" / "bugs" / "adder" / "neg_forgets_sign.patch").write_text(
+        make_patch(ref, ref.replace("return -a", "return a"), "adder", "neg_forgets_sign",
+                   {"Bug": "neg returns a", "Level": "2"}))
+    data = json.loads(kata("validate", "adder", "--json", code=1).output)
+    failed = {c["name"]: c["detail"] for c in data["katas"][0]["checks"] if not c["ok"]}
+    assert set(failed) == {"zoo-headers", "hunts"}, failed
+    assert "neg_forgets_sign.patch: no Breaks: line" in failed["zoo-headers"]
+    assert "no zoo bug of level 1" in failed["hunts"]
 
 
 def test_help_does_not_import_heavy_modules():

@@ -10,8 +10,10 @@ import shutil
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kata import views
+from kata import output, views
 from tests.terminal import run_on_terminal, screen_text, stock_env, too_wide, unbroken
 from tests.test_cli import kata
 
@@ -49,6 +51,8 @@ def output_dir():
     ({}, (["less"], "FRX", True)),  # git's default for an unset LESS
     ({"LESS": "-R"}, (["less"], "-R", True)),
     ({"LESS": "-S"}, (["less"], "-S", False)),  # the user's LESS shows no colour: plain text
+    ({"LESS": "--RAW-CONTROL-CHARS"}, (["less"], "--RAW-CONTROL-CHARS", True)),
+    ({"LESS": "--quit-if-one-screen"}, (["less"], "--quit-if-one-screen", False)),
     ({"LESS": "", "PAGER": "less -r"}, (["less", "-r"], "", True)),
     ({"PAGER": "more"}, (["more"], None, False)),
     ({"PAGER": "cat"}, None),
@@ -91,6 +95,23 @@ def test_a_tall_output_goes_to_the_users_pager_only_on_a_terminal(fixture_workbo
     assert "\x1b[" not in seen.read_text()  # a pager other than less gets no escape codes
     seen.unlink()
     assert "Adder" in kata("show", "adder").output and not seen.exists()  # piped: never paged
+    code, raw = run_on_terminal(["-h"], stock_env(PAGER=pager), rows=10, timeout=30)
+    assert code == 0 and seen.read_text().startswith("Usage: kata")  # the help, 45 lines
+
+
+def test_what_was_printed_before_an_error_is_still_shown(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    screen = io.StringIO()
+    output._consoles[False] = Console(file=screen, force_terminal=True, width=80, height=30)
+    monkeypatch.setattr(output, "on_terminal", lambda: True)
+    monkeypatch.setattr(sys, "stdout", screen)
+    with pytest.raises(RuntimeError), output.paged():
+        output.say("the part that printed")
+        raise RuntimeError("then a failure")
+    assert screen.getvalue() == "the part that printed\n"
 
 
 # --- 2. progress: from the harness's counts, never past the total, on stderr ---------------
@@ -114,6 +135,22 @@ def test_progress_goes_to_stderr(fixture_workbook):
     result = kata("submit", code=1)
     assert "grading adder (hidden suite)" in result.stderr
     assert "grading" not in result.stdout
+
+
+def test_keys_typed_while_a_bar_shows_are_not_echoed_onto_it(monkeypatch):
+    import os
+    import pty
+    import termios
+
+    master, slave = pty.openpty()
+    try:
+        monkeypatch.setattr(sys, "stdin", os.fdopen(slave, "r", closefd=False))
+        with output.keys_unechoed():
+            assert not termios.tcgetattr(slave)[3] & termios.ECHO
+        assert termios.tcgetattr(slave)[3] & termios.ECHO  # restored
+    finally:
+        os.close(master)
+        os.close(slave)
 
 
 # --- 3. start over a live session is refused before the briefing; 7. finish asks ----------
@@ -190,6 +227,11 @@ def test_a_mistyped_name_suggests_instead_of_printing_the_catalogue():
     assert "Did you mean 'token-batcher'?" in result.stderr and "lru-kv-cache" not in result.stderr
 
 
+def test_kata_alone_shows_the_help_on_stdout_and_succeeds():
+    result = kata()
+    assert result.stdout.startswith("Usage:") and "start" in result.stdout and not result.stderr
+
+
 def test_dash_h_is_help_and_hint_defaults_to_the_sessions_kata(fixture_workbook):
     assert kata("-h").output == kata("--help").output
     assert "Usage:" in kata("hint", "-h").output
@@ -198,6 +240,20 @@ def test_dash_h_is_help_and_hint_defaults_to_the_sessions_kata(fixture_workbook)
 
 
 # --- 9. wrapping at spaces, never inside a word; code lines whole --------------------------
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(words=st.lists(st.text(alphabet="ab-/:.", min_size=1, max_size=30), max_size=40),
+       width=st.integers(10, 100), indent=st.integers(0, 8))
+def test_wrap_never_breaks_a_word_and_fits_every_line_that_can_fit(words, width, indent):
+    from rich.text import Text
+
+    lines = [line.plain for line in output.wrap(Text(" ".join(words)), width, indent)]
+    assert " ".join(lines).split() == words  # every word whole, in order
+    for i, line in enumerate(lines):
+        assert len(line) <= width or len(line.split()) == 1, (line, width)
+        if i:
+            assert line.startswith(" " * indent) and not line[indent:].startswith(" ")
 
 
 def _token_batcher_hints():
@@ -273,6 +329,40 @@ def test_check_and_review_on_a_terminal_fit_80_columns(fixture_workbook):
     assert code == 0 and not too_wide(shown), shown
     edges = json.loads(kata("review", "--json").output)["questions"][0]["result"]["tests"]
     assert not unbroken(" ".join(t.get("edge") or "" for t in edges), shown)
+
+
+def _every_slug():
+    from kata.catalog import Workbook
+
+    return Workbook.find().slugs()
+
+
+@pytest.mark.parametrize("slug", _every_slug())
+def test_show_piped_with_columns_80_keeps_code_whole_and_words_unbroken(cols80, slug):
+    import re
+
+    from kata.catalog import Workbook
+    from kata.prompt import blocks
+
+    text = Workbook.find().kata(slug).prompt.read_text()
+    code_lines = {line.strip() for b in blocks(text) if b.kind == "code" for line in b.text.splitlines()}
+    prose = " ".join(b.text for b in blocks(text) if b.kind == "prose")
+    shown = kata("show", slug).output
+    assert not too_wide(shown, allowed=code_lines), too_wide(shown, allowed=code_lines)
+    assert not [c for c in code_lines if c and c not in {ln.strip() for ln in shown.splitlines()}]
+    syntax = re.compile(r"^[-#|>:]+$")  # markdown's own marks (headings, rules, table rows)
+    assert not [w for w in unbroken(prose, shown) if not syntax.match(w)]
+
+
+def test_check_and_review_piped_with_columns_80_fit(cols80, fixture_workbook):
+    kata("start", "adder", "--yes", "--reveal", "all")
+    (output_dir() / "adder.py").write_text("def add(a, b):\n    return a - b\n")
+    assert not too_wide(kata("check", code=1).output)
+    kata("submit", code=1)
+    kata("finish")
+    shown = kata("review", "--all").output
+    edges = json.loads(kata("review", "--json").output)["questions"][0]["result"]["tests"]
+    assert not too_wide(shown) and not unbroken(" ".join(t.get("edge") or "" for t in edges), shown)
 
 
 # --- 10. submit and check agree on what no slug means --------------------------------------

@@ -111,6 +111,8 @@ def test_watch_refreshes_the_visible_tests_when_a_level_opens(fixture_workbook, 
     w.dispatch(Event("key", "s"))  # passes level 1: level 2 opens
     w.drain()
     assert len(w.last["adder"].tests) == 2 and w.last["adder"].passed == 2
+    # the submit's outcome stays in view beside the refreshed count
+    assert w.message == "submitted adder: 10/10 points on level 1; level 2 is open; visible tests: adder 2/2"
 
 
 def test_watch_auto_submits_when_the_clock_runs_out(fixture_workbook, isolated_state, capsys):

@@ -2,9 +2,14 @@
 
 Read it in this order; each file is small and does one thing:
 
+    llm.py            `LLM(model="tiny").generate(prompts, sampling_params)`: vLLM's front door
+    outputs.py        RequestOutput / CompletionOutput, as vLLM names them
     config.py         model, cache, scheduler and engine settings (validated dataclasses)
-    sequence.py       one request's state: token ids, num_computed_tokens, timestamps
-    block_pool.py     physical KV blocks: ref counts, free lists, the prefix-cache index and LRU
+    sequence.py       one request's state (token ids, num_computed_tokens, timestamps), and
+                      SamplingParams
+    prefix_cache.py   the prefix cache's index: SHA-256 keys, every hit verified
+    block_pool.py     physical KV blocks: ref counts, free lists and LRU, reservations
+    block_tables.py   each sequence's block table and token count
     block_manager.py  sequences' block tables on the pool: allocate, append (copy-on-write), fork
     swap.py           moving a preempted sequence's blocks to the host pool and back
     kv_cache.py       K and V storage (numpy), written through a slot mapping
@@ -23,6 +28,23 @@ Read it in this order; each file is small and does one thing:
     cli.py            `kata engine run` and `kata engine compare`; report.py prints their tables
     scenarios.py      the stress traces a plug-in policy is also run on
 
-Importing `engine` imports nothing heavy; numpy is loaded by the modules that need it, and torch
-only when the torch backend is asked for.
+    from kata.engine import LLM, SamplingParams
+    LLM(model="tiny").generate("Hello", SamplingParams(max_tokens=4))[0].outputs[0].text
+
+Importing `kata.engine` imports nothing heavy (the names above load on first use); numpy is
+loaded by the modules that need it, and torch only when the torch backend is asked for.
 """
+
+_EXPORTS = {"LLM": "kata.engine.llm", "SamplingParams": "kata.engine.sequence",
+            "RequestOutput": "kata.engine.outputs", "CompletionOutput": "kata.engine.outputs",
+            "LLMEngine": "kata.engine.llm_engine", "EngineConfig": "kata.engine.config"}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    """`from kata.engine import LLM` imports kata.engine.llm then, not at `import kata.engine`."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'kata.engine' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -12,7 +12,7 @@ out on demand, so a sequence wastes at most `block_size - 1` slots (in its last 
     bm.slot_mapping(0, 4, 7)               -> [4, 5, 6]
     bm.free(0); bm.num_free_blocks         -> 8
 
-Three ideas on top of the pool:
+Four ideas on top of the pool:
 
 * Reference counts and `fork()`: a child sequence (parallel sampling) shares all of its parent's
   blocks; each block's ref count is the number of block tables holding it. The first write into a
@@ -20,37 +20,38 @@ Three ideas on top of the pool:
   (src, dst) block pairs whose contents the KV cache must copy. No write ever lands in a block
   whose ref count is > 1.
 * Prefix caching: once a *full* block's K/V are computed (`mark_computed`), it is registered under
-  a hash chained from the previous block's hash and its own token ids, so the hash names the whole
-  prefix. `allocate()` walks a new prompt's blocks and reuses every leading block it finds (ref
-  count up). The last of the given token ids is always recomputed, so hits stop short of it: the
-  model needs its logits. A `cache_salt` (a tenant) starts the chain elsewhere: tenants never
-  share a block. A freed cached block waits in an LRU queue until the pool hands it out anew.
-* Swap (kata/engine/swap.py): `swap_out()` moves a sequence's blocks to a bounded host pool and
-  `swap_in()` brings them back into fresh device blocks.
+  a SHA-256 key chained from the previous block's key, the tenant's salt and its own token ids, so
+  the key names the whole prefix. `allocate()` walks a new prompt's blocks and reuses every
+  leading block it finds (ref count up), each hit verified against its tokens and its parent
+  (prefix_cache.py): a hash collision never shares a block. The last of the given token ids is
+  always recomputed, so hits stop short of it: the model needs its logits. A `cache_salt` (a
+  tenant) is part of every key and checked on every hit: tenants never share a block. A freed
+  cached block waits in an LRU queue until the pool hands it out anew.
+* Swap: `swap_out()` / `swap_in()` move a sequence's blocks to a host pool and back (swap.py).
+* Reservations: `reserve(n)` promises blocks (the simulation's lazy decodes), `append(...,
+  reserved=True)` takes them; they are not free, so `num_free_blocks` is always true.
 
-The physical blocks (ref counts, free lists, the cache index) are kata/engine/block_pool.py; this
-module keeps the sequences' tables. Only blocks filled from the `token_ids` given to `allocate()`
-are cached, not generated tokens. Left out: sliding windows, multiple KV groups, cross-GPU sharing.
-
-Public API (stable; the katas depend on it): allocate / can_allocate / num_blocks_needed,
-append / can_append, mark_computed, fork, free, swap_out / swap_in / can_swap_out / can_swap_in,
-block_table, slot_mapping, num_tokens, ref_count; num_free_blocks, num_used_blocks,
-num_free_host_blocks, block_tables (a read-only view).
+Blocks: block_pool.py; the cache's index: prefix_cache.py; tables: block_tables.py; host pool:
+swap.py. This class is the one that changes them, through their public methods. Only blocks filled
+from the `token_ids` given to `allocate()` are cached. The public API (stable: the katas depend
+on it) is listed in docs/ENGINE.md. Left out: sliding windows, KV groups, cross-GPU sharing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kata.engine.block_pool import BlockPool, NoFreeBlocksError, cache_keys, check_tables, hash_block
-from kata.engine.swap import SwapMixin
+from kata.engine.block_pool import BlockPool, NoFreeBlocksError
+from kata.engine.block_tables import SequenceTables
+from kata.engine.prefix_cache import ROOT_KEY, HashFn, PrefixCache, PrefixIndex, hash_block, sha256
+from kata.engine.swap import Swapper, SwapSpace
 
-__all__ = ["BlockManager", "NoFreeBlocksError", "hash_block"]
+__all__ = ["BlockManager", "NoFreeBlocksError", "ROOT_KEY", "hash_block"]
 
 
-class BlockManager(SwapMixin):
+class BlockManager:
     def __init__(self, num_blocks: int, block_size: int, enable_prefix_caching: bool = True,
-                 num_host_blocks: int = 0) -> None:
+                 num_host_blocks: int = 0, hash_fn: HashFn = sha256) -> None:
         if num_blocks < 1 or block_size < 1 or num_host_blocks < 0:
             raise ValueError(f"need num_blocks >= 1, block_size >= 1, num_host_blocks >= 0; got "
                              f"{num_blocks}, {block_size}, {num_host_blocks}")
@@ -58,47 +59,44 @@ class BlockManager(SwapMixin):
         self.block_size = block_size
         self.enable_prefix_caching = enable_prefix_caching
         self.num_host_blocks = num_host_blocks
-        self.pool = BlockPool(num_blocks, num_host_blocks)
-        # --- per sequence
-        self._tables: dict[int, list[int]] = {}  # seq_id -> block ids (device)
-        self._num_tokens: dict[int, int] = {}  # seq_id -> token slots reserved
-        self._keys: dict[int, list[int]] = {}  # seq_id -> cache keys of its cacheable full blocks
-        self._num_registered: dict[int, int] = {}  # seq_id -> leading blocks known computed
-        # seq_ids whose tables may hold a shared or cached block (cache keys, or a fork); other
-        # tables are private and freed without looking at each block (BlockPool.release).
-        self._maybe_shared: set[int] = set()
-        self._num_table_entries = 0  # sum of len(block table) over device tables
-        self._host_tables: dict[int, list[int]] = {}  # swapped-out seq_id -> host block ids
-        # --- prefix-cache statistics, in tokens
-        self.num_cache_query_tokens = 0
-        self.num_cache_hit_tokens = 0
+        index = PrefixIndex(hash_fn)
+        self._pool = BlockPool(num_blocks, index)
+        self._cache = PrefixCache(index)
+        self._swap = SwapSpace(num_host_blocks)
+        self._seqs = SequenceTables(block_size)
+        self._swapper = Swapper(self._pool, self._seqs, self._cache, self._swap)
+        self.num_cache_query_tokens = self.num_cache_hit_tokens = 0  # prefix-cache statistics
 
     # --- queries -------------------------------------------------------------
 
     @property
     def num_free_blocks(self) -> int:
-        """Blocks that can be handed out now, including cached blocks nobody holds."""
-        return self.pool.num_free
+        """Blocks anyone can take now: cached blocks nobody holds included, reserved excluded."""
+        return self._pool.num_free
 
     @property
     def num_used_blocks(self) -> int:
-        """Blocks held by at least one block table (ref count > 0)."""
-        return self.num_blocks - self.pool.num_free
+        """Blocks held by a block table (ref count > 0) or reserved for one."""
+        return self.num_blocks - self._pool.num_free
 
     @property
-    def num_cached_free_blocks(self) -> int:
-        """Free blocks still holding a cached prefix (evicted last, LRU first)."""
-        return len(self.pool.free_cached)
+    def num_reserved_blocks(self) -> int:
+        """Blocks promised by `reserve()`, not yet appended to a table."""
+        return self._pool.num_reserved
 
     @property
     def num_uncached_free_blocks(self) -> int:
-        """Free blocks holding nothing worth keeping: handed out before any eviction."""
-        return len(self.pool.free)
+        """Free blocks holding nothing worth keeping (and not reserved): taken before eviction."""
+        return self._pool.num_uncached_free
+
+    @property
+    def num_free_host_blocks(self) -> int:
+        return self._swap.num_free
 
     @property
     def block_tables(self) -> Mapping[int, list[int]]:
         """seq_id -> block table, for sequences on the device. Read-only: do not mutate."""
-        return self._tables
+        return self._seqs.view
 
     def block_table(self, seq_id: int) -> list[int]:
         """A copy of the sequence's block table (device block ids, in token order)."""
@@ -106,44 +104,35 @@ class BlockManager(SwapMixin):
 
     def num_tokens(self, seq_id: int) -> int:
         """Token slots reserved for the sequence (allocated + appended)."""
-        try:
-            return self._num_tokens[seq_id]
-        except KeyError:
-            raise KeyError(f"seq_id {seq_id} has no blocks") from None
+        if not self._seqs.known(seq_id):
+            raise KeyError(f"seq_id {seq_id} has no blocks")
+        return self._seqs.num_tokens(seq_id)
 
     @property
     def num_reserved_slots(self) -> int:
-        """Token slots in all device block tables (a shared block counts once per table)."""
-        return self._num_table_entries * self.block_size
+        """Token slots in all device block tables and reservations (a shared block counts once
+        per table)."""
+        return (self._seqs.num_entries + self._pool.num_reserved) * self.block_size
 
     def ref_count(self, block_id: int) -> int:
-        return self.pool.ref_counts[block_id]
+        return self._pool.ref_counts[block_id]
 
     def has_seq(self, seq_id: int) -> bool:
         """True if the sequence holds blocks, on the device or swapped out to the host."""
-        return seq_id in self._tables or seq_id in self._host_tables
+        return self._seqs.known(seq_id)
+
+    def is_swapped(self, seq_id: int) -> bool:
+        return self._swap.holds(seq_id)
 
     def num_blocks_for(self, num_tokens: int) -> int:
         """Blocks needed for `num_tokens` slots. Example (block_size 16): 17 -> 2."""
         return -(-num_tokens // self.block_size)
 
     def slot_mapping(self, seq_id: int, start: int, end: int) -> list[int]:
-        """Cache slots for the sequence's tokens [start, end), which are about to be written.
-
-        Refuses (AssertionError) to map a write into a block shared with another sequence: that
-        is the copy-on-write invariant. Example (block_size 4, table [7, 2]): (0, 6) -> [28, 29,
-        30, 31, 8, 9].
-        """
-        table, bs = self._table(seq_id), self.block_size
-        if not 0 <= start <= end <= self._num_tokens[seq_id]:
-            raise ValueError(f"slot_mapping({seq_id}, {start}, {end}): the sequence has "
-                             f"{self._num_tokens[seq_id]} slots")
-        slots, refs = [], self.pool.ref_counts
-        for i in range(start, end):
-            block = table[i // bs]
-            assert refs[block] == 1, f"write into shared block {block} (ref count {refs[block]})"
-            slots.append(block * bs + i % bs)
-        return slots
+        """Cache slots for tokens [start, end), about to be written; AssertionError for a shared
+        block (copy-on-write). Example (block_size 4, table [7, 2]): (0, 6) -> [28..31, 8, 9]."""
+        self._table(seq_id)  # raises a KeyError naming the problem
+        return self._seqs.slot_mapping(seq_id, start, end, self._pool.ref_counts)
 
     # --- allocate / append / free ---------------------------------------------
 
@@ -160,14 +149,10 @@ class BlockManager(SwapMixin):
 
     def allocate(self, seq_id: int, num_tokens: int,
                  token_ids: Sequence[int] | None = None, cache_salt: str | None = None) -> int:
-        """Give a new sequence a block table with room for `num_tokens` tokens.
-
-        `token_ids`, if given, are the ids of its first len(token_ids) tokens; full blocks of them
-        are looked up in (and later added to) the prefix cache. Returns the number of leading
-        tokens whose K/V are already cached (a multiple of block_size, < num_tokens): the caller
-        computes only the rest. Raises NoFreeBlocksError, changing nothing, if the pool is short.
-        """
-        if seq_id in self._tables or seq_id in self._host_tables:
+        """A new sequence's block table, room for `num_tokens`. Full blocks of `token_ids` (its
+        first tokens' ids) are looked up in the prefix cache. Returns how many leading tokens are
+        cached (the caller computes the rest). NoFreeBlocksError, changing nothing, if short."""
+        if self.has_seq(seq_id):
             raise ValueError(f"allocate: seq_id {seq_id} already has blocks")
         if num_tokens < 1:
             raise ValueError(f"allocate: num_tokens must be >= 1, got {num_tokens}")
@@ -175,16 +160,11 @@ class BlockManager(SwapMixin):
         if num_needed > self.num_free_blocks:
             raise NoFreeBlocksError(f"allocate: seq {seq_id} needs {num_needed} free blocks, "
                                     f"{self.num_free_blocks} free")
-        self.pool.hold(hits)  # reuse cached blocks
-        fresh = self.pool.take_many(self.num_blocks_for(num_tokens) - len(hits))
-        table = hits + fresh if hits else fresh
-        self._tables[seq_id] = table
-        self._num_table_entries += len(table)
-        self._num_tokens[seq_id] = num_tokens
-        self._keys[seq_id] = keys
-        self._num_registered[seq_id] = len(hits)
+        self._pool.hold(hits)  # reuse cached blocks
+        fresh = self._pool.take_many(self.num_blocks_for(num_tokens) - len(hits))
+        self._seqs.add(seq_id, hits + fresh if hits else fresh, num_tokens, bool(keys))
         if keys:
-            self._maybe_shared.add(seq_id)
+            self._cache.start(seq_id, keys, token_ids, cache_salt, hits)
         if token_ids is not None and self.enable_prefix_caching:
             self.num_cache_query_tokens += min(len(token_ids), num_tokens)
             self.num_cache_hit_tokens += len(hits) * self.block_size
@@ -194,107 +174,118 @@ class BlockManager(SwapMixin):
         """Would `append(seq_id, num_new_tokens)` succeed now?"""
         return self._num_blocks_to_append(seq_id, num_new_tokens) <= self.num_free_blocks
 
-    def append(self, seq_id: int, num_new_tokens: int = 1) -> list[tuple[int, int]]:
-        """Make room for `num_new_tokens` more tokens (usually 1: a decode step).
-
-        Returns the copy-on-write pairs [(src_block, dst_block)]: if the last block is shared
-        and not full, the sequence gets a private copy before anything is written into it.
-        Raises NoFreeBlocksError, changing nothing, if the pool is short.
-        """
-        table = self._tables.get(seq_id)
-        if table is None or num_new_tokens < 0:
-            self._num_blocks_to_append(seq_id, num_new_tokens)  # raises, naming the problem
-        n, bs, pool = self._num_tokens[seq_id], self.block_size, self.pool
-        needed = (n + num_new_tokens + bs - 1) // bs - len(table)
+    def append(self, seq_id: int, num_new_tokens: int = 1,
+               reserved: bool = False) -> list[tuple[int, int]]:
+        """Room for `num_new_tokens` more tokens. Returns copy-on-write pairs [(src, dst)]: a
+        shared, partly filled last block is copied before anything is written into it.
+        `reserved`: new blocks come out of an earlier `reserve()`. NoFreeBlocksError if short."""
+        needed = self._num_blocks_to_append(seq_id, num_new_tokens)  # (validates the ids)
+        table, n, bs, pool = self._table(seq_id), self._seqs.num_tokens(seq_id), \
+            self.block_size, self._pool
         cow = num_new_tokens > 0 and n % bs != 0 and pool.ref_counts[table[-1]] > 1
-        if needed + cow > len(pool.free) + len(pool.free_cached):
-            raise NoFreeBlocksError(f"append: seq {seq_id} needs {needed + cow} blocks, "
+        grow = needed - cow
+        if cow + (0 if reserved else grow) > pool.num_free:
+            raise NoFreeBlocksError(f"append: seq {seq_id} needs {needed} blocks, "
                                     f"{self.num_free_blocks} free")
-        self._num_tokens[seq_id] = n + num_new_tokens
-        if not (needed or cow):  # the common case: room left in the last block
+        self._seqs.set_num_tokens(seq_id, n + num_new_tokens)
+        if not needed:  # the common case: room left in the last block
             return []
         copies = []
         if cow:  # the next token lands in a shared, partly filled block: copy it first
             src, dst = table[-1], pool.take()
-            pool.ref_counts[src] -= 1
+            pool.drop_holder(src)
             table[-1] = dst
             copies.append((src, dst))
-        self._num_table_entries += needed
-        table += pool.take_many(needed)
+        self._seqs.grew(grow)
+        table += pool.take_reserved(grow) if reserved else pool.take_many(grow)
         return copies
 
-    def mark_computed(self, seq_id: int, num_computed_tokens: int) -> None:
-        """The K/V of the sequence's first `num_computed_tokens` tokens are now in the cache.
+    def reserve(self, num_blocks: int) -> None:
+        """Promise num_blocks uncached free blocks to sequences that will append into them
+        (`append(..., reserved=True)`); until then nobody else can take them."""
+        self._pool.reserve(num_blocks)
 
-        Registers its newly complete, cacheable full blocks in the prefix cache, so later prompts
-        can reuse them. A block whose key is already cached elsewhere (the same prefix computed
-        twice at once) stays private.
-        """
-        table, keys = self._table(seq_id), self._keys[seq_id]
-        if not keys:  # nothing cacheable (no token ids, or caching off): nothing to register
-            return
-        upto = min(num_computed_tokens // self.block_size, len(keys))
-        for i in range(self._num_registered[seq_id], upto):
-            self.pool.register(table[i], keys[i])
-        self._num_registered[seq_id] = max(self._num_registered[seq_id], upto)
+    def unreserve(self, num_blocks: int) -> None:
+        """Give back promised blocks that will not be appended (their sequence left)."""
+        self._pool.unreserve(num_blocks)
+
+    def mark_computed(self, seq_id: int, num_computed_tokens: int) -> None:
+        """The K/V of its first `num_computed_tokens` tokens exist: newly complete cacheable
+        blocks join the prefix cache (a prefix already indexed elsewhere stays private)."""
+        self._cache.register(seq_id, self._table(seq_id), self.block_size, num_computed_tokens)
 
     def fork(self, parent_seq_id: int, child_seq_id: int) -> None:
         """The child shares every block of the parent (ref counts up); no block is copied yet."""
         table = self._table(parent_seq_id)
-        if child_seq_id in self._tables or child_seq_id in self._host_tables:
+        if self.has_seq(child_seq_id):
             raise ValueError(f"fork: seq_id {child_seq_id} already has blocks")
-        for b in table:
-            self.pool.ref_counts[b] += 1
-        self._tables[child_seq_id] = list(table)
-        self._num_table_entries += len(table)
-        self._num_tokens[child_seq_id] = self._num_tokens[parent_seq_id]
-        self._keys[child_seq_id] = self._keys[parent_seq_id]
-        self._num_registered[child_seq_id] = self._num_registered[parent_seq_id]
-        self._maybe_shared.update((parent_seq_id, child_seq_id))
+        self._pool.hold(table)
+        if self._seqs.is_private(parent_seq_id):  # now shared: re-add it as such
+            self._seqs.add(parent_seq_id, self._seqs.detach(parent_seq_id),
+                           self._seqs.num_tokens(parent_seq_id), True)
+        self._seqs.add(child_seq_id, list(table), self._seqs.num_tokens(parent_seq_id), True)
+        self._cache.fork(parent_seq_id, child_seq_id)
 
     def free(self, seq_id: int) -> None:
         """Release the sequence's blocks (device or host). Cached blocks stay reusable."""
-        if seq_id in self._host_tables:
-            self.pool.host_free.extend(reversed(self._host_tables.pop(seq_id)))
+        if self._swap.holds(seq_id):
+            self._swap.drop(seq_id)
         else:
-            self.pool.release(self._table(seq_id), seq_id not in self._maybe_shared)
-            self._num_table_entries -= len(self._tables.pop(seq_id))
-        del self._num_tokens[seq_id], self._keys[seq_id], self._num_registered[seq_id]
-        self._maybe_shared.discard(seq_id)
+            private = self._seqs.is_private(seq_id)
+            self._table(seq_id)  # raises a KeyError naming the problem
+            self._pool.release(self._seqs.detach(seq_id), private)
+        self._seqs.forget(seq_id)
+        self._cache.forget(seq_id)
+
+    # --- swap (swap.py) -------------------------------------------------------
+
+    def can_swap_out(self, seq_id: int) -> bool:
+        return len(self._table(seq_id)) <= self._swap.num_free
+
+    def swap_out(self, seq_id: int) -> list[tuple[int, int]]:
+        """Move the sequence's blocks to the host pool. Returns [(device_block, host_block)]:
+        the KV cache copies those before the device blocks are reused."""
+        return self._swapper.swap_out(seq_id, self._table(seq_id))
+
+    def can_swap_in(self, seq_id: int) -> bool:
+        return len(self._swap.table(seq_id)) <= self.num_free_blocks
+
+    def swap_in(self, seq_id: int) -> list[tuple[int, int]]:
+        """Bring a swapped-out sequence back into fresh device blocks (its computed full blocks
+        are indexed again). Returns [(host_block, device_block)] for the KV cache to copy."""
+        return self._swapper.swap_in(seq_id)
 
     # --- invariants (tests call this after every operation) ---------------------
 
     def check_invariants(self) -> None:
         """Assert the bookkeeping is consistent. O(num_blocks + total table length)."""
-        check_tables(self)
+        pool = self._pool
+        pool.check(self._seqs.view.values())
+        self._seqs.check(lambda b: pool.ref_counts[b] == 1 and not pool.index.is_cached(b))
+        self._swap.check()
+        assert all(self._seqs.known(s) for s in self._seqs.view), "a table with no token count"
 
     # --- internals -----------------------------------------------------------
 
     def _table(self, seq_id: int) -> list[int]:
-        try:
-            return self._tables[seq_id]
-        except KeyError:
-            where = "is swapped out" if seq_id in self._host_tables else "has no blocks"
-            raise KeyError(f"seq_id {seq_id} {where}") from None
+        if not self._seqs.on_device(seq_id):
+            where = "is swapped out" if self._swap.holds(seq_id) else "has no blocks"
+            raise KeyError(f"seq_id {seq_id} {where}")
+        return self._seqs.table(seq_id)
 
     def _num_blocks_to_append(self, seq_id: int, num_new_tokens: int) -> int:
-        table = self._tables.get(seq_id)
-        if table is None:
-            self._table(seq_id)  # raises a KeyError naming the problem
+        table = self._table(seq_id)  # raises a KeyError naming the problem
         if num_new_tokens < 0:
             raise ValueError(f"append: num_new_tokens must be >= 0, got {num_new_tokens}")
-        n, bs = self._num_tokens[seq_id], self.block_size
-        cow = num_new_tokens and n % bs and self.pool.ref_counts[table[-1]] > 1
+        n, bs = self._seqs.num_tokens(seq_id), self.block_size
+        cow = num_new_tokens and n % bs and self._pool.ref_counts[table[-1]] > 1
         return (n + num_new_tokens + bs - 1) // bs - len(table) + (1 if cow else 0)
 
     def _plan(self, num_tokens: int, token_ids: Sequence[int] | None,
-              cache_salt: str | None = None) -> tuple[list[int], list[int], int]:
-        """(cache keys, cached blocks to reuse, free blocks the allocation would take)."""
+              cache_salt: str | None = None) -> tuple[list[bytes], list[int], int]:
+        """(cache keys, verified cached blocks to reuse, free blocks the allocation would take)."""
         if token_ids is None or not self.enable_prefix_caching:  # the common simulated case
             return [], [], -(-num_tokens // self.block_size)
-        keys = cache_keys(self.block_size, num_tokens, token_ids, cache_salt)
-        # the last known token is always recomputed (its logits are needed): hits stop short of it
-        num_known = min(len(token_ids), num_tokens)
-        hits = self.pool.lookup(keys, (num_known - 1) // self.block_size) if keys else []
-        num_hits_from_free = sum(1 for b in hits if self.pool.ref_counts[b] == 0)
+        keys, hits = self._cache.plan(self.block_size, num_tokens, token_ids, cache_salt)
+        num_hits_from_free = sum(1 for b in hits if self._pool.ref_counts[b] == 0)
         return keys, hits, self.num_blocks_for(num_tokens) - len(hits) + num_hits_from_free

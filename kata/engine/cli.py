@@ -203,6 +203,14 @@ def run(
             t = make_workload(name, STRESS_REQUESTS, seed=seed, rate=at,
                               max_model_len=cfg.model.max_model_len, with_token_ids=True)
             stress[title] = {"reference": _run_engine(cfg, t), "yours": _run_engine(cfg, t, **learner)}
+    mode = "tiny model computed" if compute else "simulated, no tensors"
+    where = hardware if tp == 1 else f"{tp}x {hardware} over {interconnect}"
+    _report_run(results, stress, as_json, f"{workload}, {num_requests} requests at {rate:g}/s on "
+                f"{where} ({mode}, {backend}); {num_blocks} blocks of {block_size}, policy {policy}")
+
+
+def _report_run(results: dict, stress: dict, as_json: bool, header: str) -> None:
+    """`kata engine run`'s output: JSON, or the header, metrics tables and KV charts."""
     if as_json:
         import json
 
@@ -212,10 +220,7 @@ def run(
         typer.echo(json.dumps(out, indent=2))
         return
     console = _console()
-    mode = "tiny model computed" if compute else "simulated, no tensors"
-    where = hardware if tp == 1 else f"{tp}x {hardware} over {interconnect}"
-    console.print(f"{workload}, {num_requests} requests at {rate:g}/s on {where} ({mode}, "
-                  f"{backend}); {num_blocks} blocks of {block_size}, policy {policy}")
+    console.print(header)
     console.print(_metrics_table({k: r.metrics for k, r in results.items()}))
     console.print(WASTE_NOTE)
     for name, r in results.items():

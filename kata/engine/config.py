@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from kata.engine.hardware import HARDWARE
 from kata.engine.parallel import INTERCONNECTS
 
+DTYPES = ("auto", "float32", "float16", "bfloat16", "float64")  # EngineConfig.dtype
+
 # Byte-level vocabulary: ids 0..255 are bytes, then two special tokens.
 BOS_TOKEN_ID = 256
 EOS_TOKEN_ID = 257
@@ -182,6 +184,7 @@ class EngineConfig:
     compute: bool = True
     backend: str = "numpy"  # "numpy" or "torch"
     device: str = "cpu"  # torch backend only: "cpu" or "cuda"
+    dtype: str = "auto"  # weights, activations, KV cache; "auto": the model's (ModelConfig.dtype)
     hardware: str = "A100"
     cost_model: str = "llama-3-8b"  # a MODEL_PRESETS name
     tensor_parallel_size: int = 1  # GPUs the cost model splits each step over
@@ -189,6 +192,10 @@ class EngineConfig:
 
     def __post_init__(self) -> None:
         _one_of("EngineConfig", "backend", self.backend, ("numpy", "torch"))
+        _one_of("EngineConfig", "dtype", self.dtype, DTYPES)
+        if self.backend == "numpy" and self.dtype not in ("auto", "float32", "float64"):
+            raise ValueError(f"EngineConfig.dtype={self.dtype!r} needs backend='torch' (numpy "
+                             "computes in float32 or float64)")
         _one_of("EngineConfig", "device", self.device.split(":")[0], ("cpu", "cuda"))
         _one_of("EngineConfig", "hardware", self.hardware, tuple(HARDWARE))
         _one_of("EngineConfig", "cost_model", self.cost_model, tuple(MODEL_PRESETS))

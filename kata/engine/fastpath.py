@@ -9,10 +9,11 @@ lazily:
 * a sequence first outgrows its blocks at a known step (`wake`); from then on it needs a new
   block every block_size steps, always at the same phase (step % block_size), so it is merely
   counted in `phase_count`. `grant` gives each step's phase its blocks in bulk. Granted blocks
-  are *owed*: kept off the free count at once, but taken from the block manager only when that
-  sequence's table must be exact (it leaves, or the pool runs short: then every table is made
-  exact and the scheduler grows sequences one at a time, as when computing). Owed blocks never
-  exceed the free blocks holding no cached prefix, so no eviction happens out of order.
+  are *owed*: reserved in the block manager at once (`bm.reserve`, so its free count is true
+  at every step), but appended to a table only when that sequence's table must be exact (it
+  leaves, or the pool runs short: then every table is made exact and the scheduler grows
+  sequences one at a time, as when computing). Reservations come only from free blocks holding
+  no cached prefix, so no eviction happens out of order.
 
 The decisions, timings and metrics are the same as growing every sequence every step (the tests
 run both ways and compare). With lazy=False it still keeps the running aggregates (how many
@@ -39,11 +40,15 @@ class DecodeTracker:
         self.lazy = lazy
         self.count = 0  # sequences decoding
         self.tokens = 0  # their total num_tokens, as of the current step's start
-        self.owed = 0  # blocks granted to decoding sequences, not yet taken from the manager
         self.granted_step = -1  # the last step whose block needs were granted
         self.finishing: dict[int, list[Sequence]] = {}  # step -> seqs sampling their last token
         self._wake: dict[int, list[Sequence]] = {}  # step -> seqs first outgrowing their blocks
         self._phase_count = [0] * bm.block_size  # phase -> seqs needing a block at that phase
+
+    @property
+    def owed(self) -> int:
+        """Blocks granted to decoding sequences and not yet in their tables (reserved)."""
+        return self.bm.num_reserved_blocks
 
     def sync(self, seq: Sequence, step: int) -> None:
         """Bring a decoding sequence's counts up to the start of `step`."""
@@ -97,8 +102,8 @@ class DecodeTracker:
                 seq.phase = phase
                 self._phase_count[phase] += 1
         demand = self._phase_count[phase]
-        if demand + self.owed <= self.bm.num_uncached_free_blocks:
-            self.owed += demand
+        if demand <= self.bm.num_uncached_free_blocks:
+            self.bm.reserve(demand)
             return []
         self.materialize_all(running, step)
         return [s for s in running.values() if s.decoding and s.phase == phase]
@@ -109,15 +114,12 @@ class DecodeTracker:
         target = seq.num_tokens - (step - self.granted_step)  # slots granted so far
         have = self.bm.num_tokens(seq.seq_id)
         if target > have:
-            table = self.bm.block_tables[seq.seq_id]
-            num_blocks = len(table)
-            self.bm.append(seq.seq_id, target - have)
-            self.owed -= len(table) - num_blocks
+            self.bm.append(seq.seq_id, target - have, reserved=True)
 
     def settle(self, running: Mapping[int, Sequence], step: int, needed: int | None = None) -> None:
         """Before taking `needed` fresh blocks (None: any number), make every table exact if the
         owed blocks could otherwise be handed out, or a cached prefix evicted out of order."""
-        if self.owed and (needed is None or needed + self.owed > self.bm.num_uncached_free_blocks):
+        if self.owed and (needed is None or needed > self.bm.num_uncached_free_blocks):
             self.materialize_all(running, step)
 
     def materialize_all(self, running: Mapping[int, Sequence], step: int) -> None:
@@ -141,7 +143,7 @@ class DecodeTracker:
             self.materialize(seq, step)
             return
         target = seq.num_tokens - (step - self.granted_step)  # slots granted so far
-        self.owed -= max(0, (target + bs - 1) // bs - len(table))
+        self.bm.unreserve(max(0, (target + bs - 1) // bs - len(table)))
 
     def _plan_wake(self, seq: Sequence, step: int, num_tokens: int) -> None:
         """Register the first step at which seq's tokens outgrow its blocks (if before it ends).
@@ -174,5 +176,5 @@ class DecodeTracker:
             owed += max(0, (granted + bs - 1) // bs - table)
             assert granted >= s.num_computed_tokens
             assert s.phase >= 0 or (granted + bs - 1) // bs <= table
-        assert owed == self.owed and owed <= self.bm.num_uncached_free_blocks
+        assert owed == self.owed, "reserved blocks differ from the blocks owed to decodes"
         assert self._phase_count == [sum(s.phase == p for s in decoding) for p in range(bs)]

@@ -6,7 +6,8 @@
     finished = self.scheduler.postprocess(batch, token_ids, self.clock)
 
     engine = LLMEngine(EngineConfig())
-    engine.generate(["Hello"], SamplingParams(max_tokens=8))       -> ['\\x9b...']  (tiny model)
+    engine.add_request("Hello", SamplingParams(max_tokens=8))      -> "req-0"
+    engine.step()        -> [RequestOutput(request_id="req-0", outputs=[...1 token...], ...)]
     engine = LLMEngine(EngineConfig(compute=False))
     engine.run(make_workload("chat", 1000)).metrics.ttft_p99     -> 0.41  (simulated seconds)
 
@@ -17,6 +18,7 @@ block manager and cost model run alone, which is what makes 100k-request traces 
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import time
 from collections.abc import Iterable
@@ -31,26 +33,13 @@ from kata.engine.config import MODEL_PRESETS, EngineConfig
 from kata.engine.cost_model import HARDWARE, CostModel
 from kata.engine.parallel import INTERCONNECTS
 from kata.engine.metrics import Metrics, MetricsRecorder, summarize
-from kata.engine.model import TinyModel, decode, encode, sample
+from kata.engine.model import TinyModel, encode
+from kata.engine.outputs import RequestOutput, make_output
 from kata.engine.batch import ScheduledBatch
 from kata.engine.scheduler import Scheduler
 from kata.engine.sequence import SamplingParams, Sequence, SequenceStatus
 from kata.engine.static_batcher import StaticBatchScheduler
 from kata.engine.workloads import Request
-
-
-@dataclass(slots=True)
-class RequestOutput:
-    request_id: str
-    seq_id: int
-    num_prompt_tokens: int
-    output_token_ids: list[int]  # empty when simulating
-    text: str
-    num_output_tokens: int
-    finish_reason: str  # "length" or "stop"
-    ttft: float
-    e2e_latency: float
-    num_preemptions: int
 
 
 @dataclass(slots=True)
@@ -81,6 +70,8 @@ class LLMEngine:
         self._pending: list[tuple[float, int, Sequence]] = []  # not yet arrived (heap)
         self._finished: list[Sequence] = []
         self.aborted: list[Sequence] = []  # cancelled by abort_request, in order
+        self._sampled: list[Sequence] = []  # the sequences that got a token in the last step
+        self._just_aborted: list[Sequence] = []  # aborted since the last step(): reported by it
         self._next_seq_id = 0
         self.model = self.kv_cache = None
         if c.compute:
@@ -89,18 +80,20 @@ class LLMEngine:
     def _init_model(self) -> None:
         c = self.config
         m, cache = c.model, c.cache
+        dtype = m.dtype if c.dtype == "auto" else c.dtype  # "auto": the model config's
         args = (m.num_layers, cache.num_blocks, cache.block_size, m.num_kv_heads, m.head_dim)
         if c.backend == "torch":  # imported only when asked for
-            from kata.engine.backends.torch_backend import TorchKVCache, TorchModel
+            from kata.engine.backends.torch_backend import TorchKVCache
+            from kata.engine.backends.torch_model import TorchModel
 
-            self.model = TorchModel(TinyModel(m), device=c.device)
-            self.kv_cache = TorchKVCache(*args, dtype=m.dtype, device=c.device,
+            self.model = TorchModel(TinyModel(m), device=c.device, dtype=dtype)
+            self.kv_cache = TorchKVCache(*args, dtype=dtype, device=c.device,
                                          num_host_blocks=cache.num_host_blocks)
         else:
             from kata.engine.kv_cache import KVCache
 
-            self.model = TinyModel(m)
-            self.kv_cache = KVCache(*args, dtype=m.dtype, num_host_blocks=cache.num_host_blocks)
+            self.model = TinyModel(dataclasses.replace(m, dtype=dtype))
+            self.kv_cache = KVCache(*args, dtype=dtype, num_host_blocks=cache.num_host_blocks)
 
     # --- requests ----------------------------------------------------------------------
 
@@ -132,7 +125,8 @@ class LLMEngine:
         seq = Sequence(seq_id=seq_id, request_id=request_id or f"req-{seq_id}",
                        prompt_token_ids=ids, num_prompt_tokens=n, params=params,
                        max_tokens=min(params.max_tokens, max_len - n), arrival_time=arrival,
-                       priority=priority, cache_salt=cache_salt)
+                       priority=priority, cache_salt=cache_salt,
+                       prompt=prompt if isinstance(prompt, str) else None)
         if params.temperature > 0:
             seq.rng = np.random.default_rng(params.seed if params.seed is not None else seq_id)
         heapq.heappush(self._pending, (arrival, seq_id, seq))
@@ -142,7 +136,8 @@ class LLMEngine:
         """Queue a workload trace; each request stops after its output_len tokens."""
         for r in requests:
             self.add_request(list(r.prompt_token_ids) if r.prompt_token_ids else None,
-                             SamplingParams(max_tokens=r.output_len, ignore_eos=True),
+                             SamplingParams(max_tokens=r.output_len, temperature=0.0,
+                                            ignore_eos=True),
                              num_prompt_tokens=r.num_prompt_tokens, arrival_time=r.arrival_time,
                              priority=r.priority, request_id=r.request_id,
                              cache_salt=r.cache_salt)
@@ -169,19 +164,31 @@ class LLMEngine:
             s.drop(seq)
         seq.status, seq.finish_time = SequenceStatus.FINISHED, self.clock
         self.aborted.append(seq)
+        self._just_aborted.append(seq)
         return True
 
     def has_unfinished(self) -> bool:
         return bool(self._pending) or self.scheduler.has_unfinished()
 
+    has_unfinished_requests = has_unfinished  # vLLM's name
+
     # --- the loop --------------------------------------------------------------------------
 
     def step(self) -> list[RequestOutput]:
-        """Run one iteration; returns the requests that finished in it."""
-        return [self._output(s) for s in self._step()]
+        """Run one iteration. Returns a RequestOutput for every request that got a token in it
+        (cumulative text and token ids; `finished` on its last), so a caller can stream, and
+        for every request aborted since the last step (finish_reason "abort"). When only
+        simulating there are no tokens: just the requests that finished or were aborted."""
+        aborted, self._just_aborted = self._just_aborted, []
+        finished = self._step()
+        done = {s.seq_id for s in finished}
+        return [make_output(s, aborted=True) for s in aborted] + [
+            make_output(s) for s in self._sampled if s.seq_id not in done] + [
+            make_output(s) for s in finished]
 
     def _step(self) -> list[Sequence]:
         scheduler, pending = self.scheduler, self._pending
+        self._sampled = []
         if pending and pending[0][0] <= self.clock:
             self._release_arrivals()
         if not scheduler.has_unfinished():
@@ -219,7 +226,7 @@ class LLMEngine:
         step, scheduler, pending = self._step, self.scheduler, self._pending
         while pending or scheduler.has_unfinished():  # = self.has_unfinished(), inlined
             step()
-        outputs = ([self._output(s) for s in self._finished[num_done:]]
+        outputs = ([make_output(s) for s in self._finished[num_done:]]
                    if self.config.compute else [])
         return RunResult(self.metrics(), outputs, time.perf_counter() - start)
 
@@ -228,11 +235,14 @@ class LLMEngine:
         """Every finished sequence so far, in finishing order."""
         return self._finished
 
-    def generate(self, prompts: list[str], params: SamplingParams | None = None) -> list[str]:
-        """Texts for prompts, in order. Example: generate(["Hi"], SamplingParams(max_tokens=4))."""
-        ids = [self.add_request(p, params) for p in prompts]
-        texts = {o.request_id: o.text for o in self.run().outputs}
-        return [texts[i] for i in ids]
+    def generate(self, prompts: str | list[str],
+                 params: SamplingParams | list[SamplingParams] | None = None
+                 ) -> list[RequestOutput]:
+        """Run prompts to completion; their RequestOutputs, in order (kata/engine/llm.py `LLM`
+        is the front door with vLLM's signature)."""
+        from kata.engine.llm import generate
+
+        return generate(self, prompts, params)
 
     def metrics(self) -> Metrics:
         bm = self.block_manager
@@ -285,13 +295,5 @@ class LLMEngine:
         meta.sample_rows = np.asarray(sample_rows, np.intp)
         logits = self.model.forward(np.asarray(input_ids, np.intp),
                                     np.asarray(positions, np.intp), meta, kv)
-        return dict(zip((s.seq_id for s in sample_seqs), sample(logits, sample_seqs)))
-
-    def _output(self, seq: Sequence) -> RequestOutput:
-        stopped = seq.num_output_tokens < seq.max_tokens
-        return RequestOutput(
-            request_id=seq.request_id, seq_id=seq.seq_id, num_prompt_tokens=seq.num_prompt_tokens,
-            output_token_ids=list(seq.output_token_ids), text=decode(seq.output_token_ids),
-            num_output_tokens=seq.num_output_tokens, finish_reason="stop" if stopped else "length",
-            ttft=seq.first_token_time - seq.arrival_time,
-            e2e_latency=seq.finish_time - seq.arrival_time, num_preemptions=seq.num_preemptions)
+        self._sampled = sample_seqs
+        return dict(zip((s.seq_id for s in sample_seqs), self.model.sample(logits, sample_seqs)))

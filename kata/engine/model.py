@@ -118,32 +118,56 @@ class TinyModel:
         x = rms_norm(x[meta.sample_rows], self.final_norm, c.rms_norm_eps)
         return x @ self.lm_head  # (num_sample_rows, vocab)
 
+    def sample(self, logits: np.ndarray, seqs: SequenceABC[Sequence]) -> list[int]:
+        return sample(logits, seqs)
+
 
 # --- sampling ------------------------------------------------------------------------------
 
 
-def sample(logits: np.ndarray, seqs: SequenceABC[Sequence]) -> list[int]:
-    """One token per row. Greedy when temperature is 0, else seeded sampling.
+def sampling_inputs(seqs: SequenceABC[Sequence]) -> tuple[np.ndarray, ...]:
+    """Per-row (temperature, top_k, top_p, uniform) for a batch, drawn on the host.
 
-    logits (num_seqs, vocab). Each sequence draws from its own generator (seeded once from
-    params.seed), so its tokens do not depend on what else was in the batch.
+    Each non-greedy sequence draws one uniform number from its own generator (seeded once from
+    params.seed), so its tokens do not depend on what else is in the batch, nor on the backend
+    that turns the numbers into tokens.
     """
-    tokens = []
-    for row, seq in zip(logits, seqs):
+    n = len(seqs)
+    temps, top_ks = np.zeros(n), np.zeros(n, np.int64)
+    top_ps, uniforms = np.ones(n), np.zeros(n)
+    for i, seq in enumerate(seqs):
         p = seq.params
-        if p.temperature == 0.0:
-            tokens.append(int(np.argmax(row)))
-            continue
-        scaled = row.astype(np.float64) / p.temperature
-        if 0 < p.top_k < len(scaled):
-            cutoff = np.partition(scaled, -p.top_k)[-p.top_k]
-            scaled[scaled < cutoff] = -np.inf
-        probs = np.exp(scaled - scaled.max())
-        cdf = np.cumsum(probs)
-        u = seq.rng.random() * cdf[-1]
-        tokens.append(int(min(np.searchsorted(cdf, u, side="right"), len(cdf) - 1)))
-    return tokens
+        if p.temperature > 0:
+            temps[i], top_ks[i], top_ps[i] = p.temperature, max(p.top_k, 0), p.top_p
+            uniforms[i] = seq.rng.random()
+    return temps, top_ks, top_ps, uniforms
 
 
-__all__ = ["TinyModel", "encode", "decode", "sample", "BOS_TOKEN_ID", "EOS_TOKEN_ID",
-           "BYTE_VOCAB_SIZE"]
+def sample_row(row: np.ndarray, temperature: float, top_k: int, top_p: float, u: float) -> int:
+    """One token from one row of logits: argmax at temperature 0, else inverse-CDF sampling of
+    softmax(row / temperature) cut to the top_k largest and the top_p nucleus (float64)."""
+    if temperature == 0.0:
+        return int(np.argmax(row))
+    scaled = row.astype(np.float64) / temperature
+    if 0 < top_k < len(scaled):
+        cutoff = np.partition(scaled, -top_k)[-top_k]
+        scaled[scaled < cutoff] = -np.inf
+    probs = np.exp(scaled - scaled.max())
+    if top_p < 1.0:  # keep the most likely tokens until their mass reaches top_p
+        order = np.argsort(-probs, kind="stable")
+        mass = np.cumsum(probs[order]) / probs.sum()
+        drop = order[mass - probs[order] / probs.sum() >= top_p]
+        probs[drop] = 0.0
+    cdf = np.cumsum(probs)
+    return int(min(np.searchsorted(cdf, u * cdf[-1], side="right"), len(cdf) - 1))
+
+
+def sample(logits: np.ndarray, seqs: SequenceABC[Sequence]) -> list[int]:
+    """One token per row of logits (num_seqs, vocab): greedy or seeded sampling, per sequence."""
+    temps, top_ks, top_ps, uniforms = sampling_inputs(seqs)
+    return [sample_row(row, t, int(k), p, u)
+            for row, t, k, p, u in zip(logits, temps, top_ks, top_ps, uniforms)]
+
+
+__all__ = ["TinyModel", "encode", "decode", "sample", "sample_row", "sampling_inputs",
+           "BOS_TOKEN_ID", "EOS_TOKEN_ID", "BYTE_VOCAB_SIZE"]

@@ -80,17 +80,17 @@ class Scheduler:
 
     @property
     def num_reserved_slots(self) -> int:
-        """Token slots in running sequences' block tables (same counting as above)."""
-        return self.bm.num_reserved_slots + self.decodes.owed * self.bm.block_size
+        """Token slots in running sequences' block tables and reservations (as above)."""
+        return self.bm.num_reserved_slots
 
     @property
     def num_used_blocks(self) -> int:
-        """KV blocks in use, counting the ones owed to decoding sequences."""
-        return self.bm.num_used_blocks + self.decodes.owed
+        """KV blocks in use or reserved for decoding sequences (the block manager's count)."""
+        return self.bm.num_used_blocks
 
     @property
     def num_free_blocks(self) -> int:
-        return self.bm.num_free_blocks - self.decodes.owed
+        return self.bm.num_free_blocks
 
     # --- one step ------------------------------------------------------------------
 
@@ -269,7 +269,7 @@ class Scheduler:
             return False
         bm, num_tokens = self.bm, seq.num_tokens
         num_slots = self.max_model_len if self.config.memory == "reserve" else num_tokens
-        if self.decodes.owed:  # leave the owed blocks free (and evict nothing out of order)
+        if self.decodes.owed:  # keep the reserved blocks (and evict nothing out of order)
             needed = bm.num_blocks_needed(num_slots, seq.prompt_token_ids, seq.cache_salt)
             self.decodes.settle(self.running, self.step, needed)
         try:  # only prompt blocks are cached: the same with or without computed output ids

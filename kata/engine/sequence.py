@@ -31,26 +31,46 @@ class SequenceStatus(enum.Enum):
 
 @dataclass(slots=True)
 class SamplingParams:
-    """Per-request generation settings.
+    """Per-request generation settings, with vLLM's names and defaults.
 
-    temperature 0 is greedy (argmax). Otherwise softmax(logits / temperature), optionally cut to
-    the `top_k` largest, sampled with a generator seeded by `seed`: the same seed gives the same
-    tokens, even across preemption.
+    temperature 0 is greedy (argmax). Otherwise softmax(logits / temperature), cut to the
+    `top_k` largest (0 or -1: no cut) and to the smallest set whose probability reaches `top_p`,
+    sampled with the request's own generator, seeded by `seed` (None: by its sequence number,
+    so a run is still reproducible): its tokens do not depend on the batch, the backend or
+    preemption. A request stops after `max_tokens`, or at EOS or any of `stop_token_ids`
+    (unless `ignore_eos`, which ignores EOS only).
+
+        SamplingParams()                              # vLLM's defaults: 16 tokens, temperature 1
+        SamplingParams(max_tokens=8, temperature=0)   # greedy
     """
 
-    max_tokens: int = 64
-    temperature: float = 0.0
-    top_k: int = 0  # 0 = no cut
+    max_tokens: int = 16
+    temperature: float = 1.0
+    top_p: float = 1.0
+    top_k: int = 0  # 0 or -1 = no cut
     seed: int | None = None
     ignore_eos: bool = False
+    stop_token_ids: list[int] | None = None
+    n: int = 1  # completions per prompt: only 1 (parallel sampling is not wired in)
 
     def __post_init__(self) -> None:
-        if self.max_tokens < 1:
-            raise ValueError(f"SamplingParams.max_tokens must be >= 1, got {self.max_tokens}")
-        if self.temperature < 0:
+        if self.n != 1:
+            raise ValueError(f"SamplingParams.n must be 1 here (parallel sampling is not "
+                             f"supported), got {self.n!r}")
+        if type(self.max_tokens) is not int or self.max_tokens < 1:
+            raise ValueError(f"SamplingParams.max_tokens must be an int >= 1, got "
+                             f"{self.max_tokens!r}")
+        if not self.temperature >= 0:
             raise ValueError(f"SamplingParams.temperature must be >= 0, got {self.temperature}")
-        if self.top_k < 0:
-            raise ValueError(f"SamplingParams.top_k must be >= 0, got {self.top_k}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"SamplingParams.top_p must be in (0, 1], got {self.top_p}")
+        if self.top_k < -1:
+            raise ValueError(f"SamplingParams.top_k must be >= 0 (or -1: no cut), got "
+                             f"{self.top_k}")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0.0
 
 
 @dataclass(slots=True, eq=False)  # eq=False: compared and hashed by identity
@@ -64,6 +84,7 @@ class Sequence:
     arrival_time: float = 0.0
     priority: int = 0  # lower runs first under the "priority" policy
     cache_salt: str | None = None  # prefix-cache namespace (a tenant): shared only within it
+    prompt: str | None = None  # the prompt's text, if it was given as text
     status: SequenceStatus = SequenceStatus.WAITING
     output_token_ids: list[int] = field(default_factory=list)  # filled only when computing
     num_output_tokens: int = 0
@@ -98,6 +119,11 @@ class Sequence:
 
     def is_stopped(self, sampled: bool) -> bool:
         """Done after its latest token: max_tokens reached, or (when tokens are really sampled,
-        `sampled`) it was EOS and EOS is not ignored."""
-        return self.num_output_tokens >= self.max_tokens or (
-            sampled and not self.params.ignore_eos and self.output_token_ids[-1] == EOS_TOKEN_ID)
+        `sampled`) it was EOS (not ignored) or one of the stop token ids."""
+        if self.num_output_tokens >= self.max_tokens:
+            return True
+        if not sampled:
+            return False
+        last, p = self.output_token_ids[-1], self.params
+        return (last == EOS_TOKEN_ID and not p.ignore_eos) or (
+            p.stop_token_ids is not None and last in p.stop_token_ids)

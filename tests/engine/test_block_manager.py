@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from kata.engine.block_manager import BlockManager, NoFreeBlocksError, hash_block
+from kata.engine.block_manager import ROOT_KEY, BlockManager, NoFreeBlocksError, hash_block
 
 
 def test_allocate_append_free_round_trip():
@@ -94,7 +94,10 @@ def test_hash_chain_names_the_whole_prefix():
     bm.mark_computed(0, 5)
     # Same second block, different first block: no hit at all.
     assert bm.allocate(1, 5, [7, 7, 3, 4, 9]) == 0
-    assert hash_block(hash_block(0, [1, 2]), [3, 4]) != hash_block(hash_block(0, [7, 7]), [3, 4])
+    assert hash_block(hash_block(ROOT_KEY, [1, 2]), [3, 4]) != hash_block(
+        hash_block(ROOT_KEY, [7, 7]), [3, 4])
+    assert len(hash_block(ROOT_KEY, [1, 2])) == 32  # a SHA-256 digest
+    assert hash_block(ROOT_KEY, [1, 2], "a") != hash_block(ROOT_KEY, [1, 2], "b")
 
 
 def test_freed_cached_blocks_stay_reusable_until_evicted_lru():
@@ -152,9 +155,13 @@ class BlockManagerMachine(RuleBasedStateMachine):
     prefix (prefix hits, copy-on-write and swaps all deliver the correct contents).
     """
 
+    bm_options: dict = {}
+
     def __init__(self):
         super().__init__()
-        self.bm = BlockManager(NUM_BLOCKS, BLOCK_SIZE, num_host_blocks=NUM_HOST_BLOCKS)
+        self.bm = BlockManager(NUM_BLOCKS, BLOCK_SIZE, num_host_blocks=NUM_HOST_BLOCKS,
+                               **self.bm_options)
+        self.salts: dict[int, str | None] = {}  # seq_id -> its tenant
         self.kv: dict[int, tuple] = {}  # device slot -> prefix tuple
         self.host_kv: dict[int, tuple] = {}  # host slot -> prefix tuple
         self.seqs: dict[int, list[int]] = {}  # seq_id -> all its token ids (model)
@@ -165,7 +172,7 @@ class BlockManagerMachine(RuleBasedStateMachine):
     def _write(self, seq_id, start, end):
         toks = self.seqs[seq_id]
         for pos, slot in zip(range(start, end), self.bm.slot_mapping(seq_id, start, end)):
-            self.kv[slot] = tuple(toks[:pos + 1])  # slot_mapping asserts ref count == 1
+            self.kv[slot] = (self.salts[seq_id], *toks[:pos + 1])  # asserts ref count == 1
 
     def _copy_blocks(self, pairs, src_store, dst_store):
         for src, dst in pairs:
@@ -181,16 +188,17 @@ class BlockManagerMachine(RuleBasedStateMachine):
     def _device(self):
         return [s for s in self.seqs if s not in self.swapped]
 
-    @rule(token_ids=tokens)
-    def allocate(self, token_ids):
+    @rule(token_ids=tokens, salt=st.sampled_from([None, "tenant-a"]))
+    def allocate(self, token_ids, salt):
         seq_id, self.next_id = self.next_id, self.next_id + 1
         free_before = self.bm.num_free_blocks
-        if not self.bm.can_allocate(len(token_ids), token_ids):
+        if not self.bm.can_allocate(len(token_ids), token_ids, salt):
             with pytest.raises(NoFreeBlocksError):
-                self.bm.allocate(seq_id, len(token_ids), token_ids)
+                self.bm.allocate(seq_id, len(token_ids), token_ids, salt)
             assert self.bm.num_free_blocks == free_before and not self.bm.has_seq(seq_id)
             return
-        cached = self.bm.allocate(seq_id, len(token_ids), token_ids)
+        cached = self.bm.allocate(seq_id, len(token_ids), token_ids, salt)
+        self.salts[seq_id] = salt
         assert cached % BLOCK_SIZE == 0 and cached < len(token_ids)
         self.seqs[seq_id], self.computed[seq_id] = list(token_ids), cached
 
@@ -229,6 +237,7 @@ class BlockManagerMachine(RuleBasedStateMachine):
         child, self.next_id = self.next_id, self.next_id + 1
         self.bm.fork(parent, child)
         self.seqs[child], self.computed[child] = list(self.seqs[parent]), self.computed[parent]
+        self.salts[child] = self.salts[parent]
 
     @precondition(lambda self: self.seqs)
     @rule(data=st.data())
@@ -273,10 +282,45 @@ class BlockManagerMachine(RuleBasedStateMachine):
             table, toks = self.bm.block_tables[seq_id], self.seqs[seq_id]
             for pos in range(self.computed[seq_id]):
                 slot = table[pos // BLOCK_SIZE] * BLOCK_SIZE + pos % BLOCK_SIZE
-                assert self.kv.get(slot) == tuple(toks[:pos + 1]), (seq_id, pos)
+                assert self.kv.get(slot) == (self.salts[seq_id], *toks[:pos + 1]), (seq_id, pos)
 
 
 TestBlockManagerMachine = BlockManagerMachine.TestCase
 TestBlockManagerMachine.settings = settings(
     max_examples=100, stateful_step_count=40, deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+def collide(data: bytes) -> bytes:
+    """A hash function under which every block of every prefix and tenant collides."""
+    return b"collision"
+
+
+class CollidingBlockManagerMachine(BlockManagerMachine):
+    """The same machine with every prefix-cache key forced equal: hits are verified against the
+    blocks' tokens, parents and tenants, so every computed token still reads back its own prefix
+    (no block is shared that should not be)."""
+
+    bm_options = {"hash_fn": collide}
+
+
+TestCollidingBlockManagerMachine = CollidingBlockManagerMachine.TestCase
+TestCollidingBlockManagerMachine.settings = settings(
+    max_examples=50, stateful_step_count=30, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+def test_forced_hash_collisions_share_no_block():
+    bm = BlockManager(num_blocks=16, block_size=2, hash_fn=collide)
+    bm.allocate(0, 5, [1, 2, 3, 4, 9])
+    bm.mark_computed(0, 5)
+    assert bm.allocate(1, 5, [7, 7, 3, 4, 9]) == 0  # same key for block 0: tokens differ
+    assert bm.allocate(2, 5, [1, 2, 3, 4, 9], cache_salt="other tenant") == 0
+    # A genuine hit is still found (block [3, 4]'s key is taken by block [1, 2]: a collision,
+    # so the chain stops there and costs a hit, but shares nothing).
+    assert bm.allocate(3, 5, [1, 2, 3, 4, 9]) == 2
+    bm.mark_computed(1, 5)  # [7, 7] collides with the cached [1, 2]: it stays private
+    assert bm.allocate(4, 5, [7, 7, 3, 4, 9]) == 0
+    shared = [b for b in range(16) if bm.ref_count(b) > 1]
+    assert shared == [bm.block_table(0)[0]] == [bm.block_table(3)[0]]
+    bm.check_invariants()

@@ -41,11 +41,11 @@ def reference_greedy(prompt_ids: list[int], max_tokens: int) -> list[int]:
 
 def run_prompts(config, prompts=PROMPTS, params=None, **kw):
     engine = LLMEngine(config, **kw)
-    params = params or SamplingParams(max_tokens=12, ignore_eos=True)
+    params = params or SamplingParams(max_tokens=12, temperature=0, ignore_eos=True)
     ids = [engine.add_request(p, params) for p in prompts]
     result = engine.run()
     by_id = {o.request_id: o for o in result.outputs}
-    return [by_id[i].output_token_ids for i in ids], result, engine
+    return [by_id[i].outputs[0].token_ids for i in ids], result, engine
 
 
 def test_engine_matches_a_plain_greedy_loop():
@@ -70,7 +70,7 @@ def test_outputs_do_not_depend_on_batching_chunking_or_caching():
 @pytest.mark.parametrize("mode", ["recompute", "swap"])
 def test_a_preempted_greedy_request_produces_the_same_tokens(mode):
     prompts = ["Hello, paged attention!", "KV", "fox jumps", "a"]
-    params = SamplingParams(max_tokens=40, ignore_eos=True)
+    params = SamplingParams(max_tokens=40, temperature=0, ignore_eos=True)
     want, _, _ = run_prompts(tiny_config(num_blocks=128), prompts=prompts, params=params)
     # Four sequences growing to 41-64 tokens need ~52 blocks of 4; there are 20.
     cfg = tiny_config(num_blocks=20, max_model_len=80, preemption_mode=mode,
@@ -96,7 +96,7 @@ def test_prefix_cache_hits_on_a_shared_prompt_and_changes_nothing():
     system = "You are a helpful assistant. Answer briefly and politely. "
     prompts = [system + "Hi!", system + "What is a KV cache?"]
     engine = LLMEngine(tiny_config())
-    params = SamplingParams(max_tokens=6, ignore_eos=True)
+    params = SamplingParams(max_tokens=6, temperature=0, ignore_eos=True)
     first = engine.add_request(prompts[0], params)
     engine.run()  # the first request computes (and caches) the system prompt's blocks
     second = engine.add_request(prompts[1], params)
@@ -104,7 +104,7 @@ def test_prefix_cache_hits_on_a_shared_prompt_and_changes_nothing():
     assert result.metrics.prefix_cache_hit_rate > 0.3
     uncached, _, _ = run_prompts(tiny_config(prefix_caching=False), prompts=prompts, params=params)
     assert result.outputs[0].request_id == second
-    assert result.outputs[0].output_token_ids == uncached[1]
+    assert result.outputs[0].outputs[0].token_ids == uncached[1]
     assert first != second
 
 
@@ -112,23 +112,26 @@ def test_eos_stops_a_request_unless_ignored():
     engine = LLMEngine(tiny_config())
     seq_params = SamplingParams(max_tokens=100, temperature=1.0, seed=3)
     rid = engine.add_request(list(range(1, 20)), seq_params)
-    out = {o.request_id: o for o in engine.run().outputs}[rid]
+    out = {o.request_id: o for o in engine.run().outputs}[rid].outputs[0]
     if out.finish_reason == "stop":
-        assert out.output_token_ids[-1] == EOS_TOKEN_ID and out.num_output_tokens < 100
+        assert out.token_ids[-1] == EOS_TOKEN_ID == out.stop_reason and len(out.token_ids) < 100
     else:
-        assert EOS_TOKEN_ID not in out.output_token_ids
+        assert EOS_TOKEN_ID not in out.token_ids
 
 
 def test_generate_and_step_api():
     engine = LLMEngine(tiny_config())
-    texts = engine.generate(PROMPTS[:2], SamplingParams(max_tokens=5, ignore_eos=True))
-    assert len(texts) == 2 and all(isinstance(t, str) for t in texts)
-    engine.add_request("abc", SamplingParams(max_tokens=3, ignore_eos=True))
-    finished = []
+    outs = engine.generate(PROMPTS[:2], SamplingParams(max_tokens=5, temperature=0, ignore_eos=True))
+    assert [len(o.outputs[0].token_ids) for o in outs] == [5, 5]
+    assert all(o.outputs[0].text == decode(o.outputs[0].token_ids) for o in outs)
+    engine.add_request("abc", SamplingParams(max_tokens=3, temperature=0, ignore_eos=True))
+    streamed = []
     while engine.has_unfinished():
-        finished += engine.step()
-    assert [o.num_output_tokens for o in finished] == [3]
-    assert finished[0].text == decode(finished[0].output_token_ids)
+        streamed += engine.step()
+    assert [len(o.outputs[0].token_ids) for o in streamed] == [1, 2, 3]  # one token a step
+    assert [o.finished for o in streamed] == [False, False, True]
+    assert [o.outputs[0].finish_reason for o in streamed] == [None, None, "length"]
+    assert streamed[0].outputs[0].token_ids == streamed[2].outputs[0].token_ids[:1]
 
 
 def test_bad_requests_are_refused_with_a_reason():

@@ -148,3 +148,33 @@ def test_reserve_max_length_wastes_most_of_its_memory():
                           memory=memory, max_num_seqs=16, max_num_batched_tokens=256)
         waste[memory] = LLMEngine(cfg).run(trace).metrics.kv_waste
     assert waste["paged"] < 0.05 and waste["reserve"] > 0.5
+
+
+@settings(max_examples=30, deadline=None)
+@given(reqs=requests, num_blocks=st.integers(12, 40), mode=st.sampled_from(["recompute", "swap"]),
+       budget=st.sampled_from([8, 16, 80]))
+def test_free_block_count_is_true_after_every_step(reqs, num_blocks, mode, budget):
+    """bm.num_free_blocks of the lazy simulation equals, after every step, the recount from the
+    block tables of an engine that grows every table every step (and so has nothing owed)."""
+    from kata.engine.scheduler import Scheduler
+
+    trace = [Request(f"r{i}", t, min(p, 40), o, tuple(range(min(p, 40))), pr)
+             for i, (t, p, o, pr) in enumerate(reqs)]
+    cfg = tiny_config(num_blocks=num_blocks, max_model_len=44, compute=False, preemption_mode=mode,
+                      num_host_blocks=16 if mode == "swap" else 0, max_num_batched_tokens=budget)
+    lazy, exact = LLMEngine(cfg), LLMEngine(cfg)
+    exact.scheduler = Scheduler(cfg.scheduler, exact.block_manager, max_model_len=44,
+                                track_decodes=True)  # tables exact at every step
+    for engine in (lazy, exact):
+        engine.add_trace(trace)
+    steps = 0
+    while lazy.has_unfinished():
+        lazy.step(), exact.step()
+        steps += 1
+        tables = exact.block_manager.block_tables.values()
+        recount = num_blocks - len({b for t in tables for b in t})
+        assert exact.block_manager.num_reserved_blocks == 0
+        assert exact.block_manager.num_free_blocks == recount, steps
+        assert lazy.block_manager.num_free_blocks == recount, steps
+        assert lazy.scheduler.num_free_blocks == lazy.block_manager.num_free_blocks
+    assert not exact.has_unfinished() and lazy.block_manager.num_free_blocks == num_blocks

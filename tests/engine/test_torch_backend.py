@@ -16,6 +16,7 @@ from .helpers import tiny_config
 
 torch = pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
 from kata.engine.backends import torch_backend as tb  # noqa: E402
+from kata.engine.backends.torch_model import TorchModel  # noqa: E402
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
     not torch.cuda.is_available(), reason="no CUDA GPU visible to torch"))]
@@ -45,7 +46,7 @@ def test_paged_decode_attention_parity(device):
 def test_model_logits_parity(device):
     """One mixed step (a prompt chunk and a decode) through both backends."""
     numpy_model = TinyModel(ModelConfig(max_model_len=128))
-    torch_model = tb.TorchModel(numpy_model, device=device)
+    torch_model = TorchModel(numpy_model, device=device)
     from kata.engine.attention import AttentionMetadata, PrefillChunk
     from kata.engine.kv_cache import KVCache
 
@@ -63,7 +64,7 @@ def test_model_logits_parity(device):
         np_cache.write(layer, [36, 37, 38, 39], *kv)
         th_cache.write(layer, [36, 37, 38, 39], *(torch.as_tensor(x, device=device) for x in kv))
     want = numpy_model.forward(ids, positions, meta, np_cache)
-    got = torch_model.forward(ids, positions, meta, th_cache)
+    got = torch_model.forward(ids, positions, meta, th_cache).cpu().numpy()
     np.testing.assert_allclose(got, want, atol=1e-4)
     np.testing.assert_allclose(th_cache.k.cpu().numpy(), np_cache.k, atol=1e-4)
 
@@ -71,7 +72,7 @@ def test_model_logits_parity(device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_engine_on_torch_generates_the_numpy_tokens(device):
     prompts = ["Hello, paged attention!", "KV", "fox"]
-    params = SamplingParams(max_tokens=24, ignore_eos=True)
+    params = SamplingParams(max_tokens=24, temperature=0, ignore_eos=True)
     outs = {}
     for backend in ("numpy", "torch"):
         cfg = tiny_config(num_blocks=20, max_model_len=80, preemption_mode="swap",
@@ -79,7 +80,7 @@ def test_engine_on_torch_generates_the_numpy_tokens(device):
         cfg.backend, cfg.device = backend, device if backend == "torch" else "cpu"
         engine = LLMEngine(cfg)
         ids = [engine.add_request(p, params) for p in prompts]
-        by_id = {o.request_id: o.output_token_ids for o in engine.run().outputs}
+        by_id = {o.request_id: o.outputs[0].token_ids for o in engine.run().outputs}
         outs[backend] = [by_id[i] for i in ids]
     assert outs["torch"] == outs["numpy"]
 
@@ -108,3 +109,77 @@ def test_the_prepared_cuda_check_runs_on_cpu_and_refuses_a_missing_gpu():
         run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
         assert run.returncode == 2 and run.stderr.startswith("error: --device cuda: torch sees no CUDA GPU")
         assert len(run.stderr.strip().splitlines()) == 1
+
+
+# Tolerance per dtype from the format's precision: atol = n * eps * max|logits|, eps the format's
+# machine epsilon (2**-7 bfloat16, 2**-10 float16, 2**-23 float32). Measured on CPU torch: 0.8 eps
+# for the half formats, 2.6 eps for float32 (where the numpy reference, itself float32, rounds as
+# much as torch does and the order of summation differs by device: hence the larger n).
+TOLERANCE_EPS = {"float32": 32, "bfloat16": 8, "float16": 8}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_logits_match_numpy_within_the_formats_precision(dtype):
+    from kata.engine.attention import AttentionMetadata, PrefillChunk
+    from kata.engine.kv_cache import KVCache
+
+    numpy_model = TinyModel(ModelConfig(max_model_len=128))
+    ids = np.random.default_rng(1).integers(0, 256, 40)
+    meta = AttentionMetadata(slot_mapping=np.arange(40), num_prefill_tokens=40,
+                             prefills=[PrefillChunk(0, 40, 0, list(range(10)))],
+                             sample_rows=np.arange(40))
+    want = numpy_model.forward(ids, np.arange(40), meta, KVCache(2, 16, 4, 2, 16))
+    cache = tb.TorchKVCache(2, 16, 4, 2, 16, dtype=dtype)
+    got = TorchModel(numpy_model, dtype=dtype).forward(ids, np.arange(40), meta, cache)
+    assert cache.k.dtype == tb.DTYPES[dtype] and got.dtype == torch.float32
+    atol = TOLERANCE_EPS[dtype] * torch.finfo(tb.DTYPES[dtype]).eps * np.abs(want).max()
+    np.testing.assert_allclose(got.numpy(), want, rtol=0, atol=atol)
+
+
+def test_sampling_on_the_device_draws_what_numpy_draws():
+    from kata.engine.backends.torch_model import sample_on_device
+    from kata.engine.model import sample_row
+
+    rng = np.random.default_rng(2)
+    logits = rng.standard_normal((64, 258)).astype(np.float32) * 3
+    temps = rng.choice([0.0, 0.5, 1.0, 2.0], 64)
+    top_ks = rng.choice([0, 1, 5, 300], 64)
+    top_ps = rng.choice([1.0, 0.9, 0.3, 1e-6], 64)
+    uniforms = rng.random(64)
+    want = [sample_row(*args) for args in zip(logits, temps, top_ks, top_ps, uniforms)]
+    got = sample_on_device(torch.as_tensor(logits), *(torch.as_tensor(a) for a in (
+        temps, top_ks, top_ps, uniforms))).tolist()
+    assert got == want
+
+
+def test_an_engine_in_bfloat16_runs_and_swaps():
+    cfg = tiny_config(num_blocks=20, max_model_len=80, preemption_mode="swap", num_host_blocks=32)
+    cfg.backend, cfg.dtype = "torch", "bfloat16"
+    engine = LLMEngine(cfg)
+    for p in ["Hello, paged attention!", "KV", "fox"]:
+        engine.add_request(p, SamplingParams(max_tokens=24, temperature=0, ignore_eos=True))
+    outs = engine.run().outputs
+    assert [len(o.outputs[0].token_ids) for o in outs] == [24, 24, 24]
+    assert engine.kv_cache.k.dtype == torch.bfloat16 and engine.scheduler.num_swapped_out > 0
+
+
+def test_each_step_moves_its_inputs_once_and_brings_back_only_token_ids(monkeypatch):
+    """One host-to-device copy for the step's integer inputs, one for the sampling parameters;
+    the logits never leave the device (only the sampled ids do)."""
+    from kata.engine.backends import torch_model
+
+    cfg = tiny_config()
+    cfg.backend = "torch"
+    engine = LLMEngine(cfg)
+    for p in ["Hello, paged attention!", "KV", "fox"]:
+        engine.add_request(p, SamplingParams(max_tokens=4, seed=1))
+    moved = []
+    real = tb.to_device
+    for module in (tb, torch_model):
+        monkeypatch.setattr(module, "to_device", lambda a, d: moved.append(a.shape) or real(a, d))
+    monkeypatch.setattr(torch.Tensor, "numpy", lambda self: pytest.fail("logits copied to host"))
+    steps = 0
+    while engine.has_unfinished():
+        engine.step()
+        steps += 1
+    assert len(moved) == 2 * steps and all(len(shape) == 1 for shape in moved[::2])

@@ -1,29 +1,36 @@
-"""The same KV storage, paged attention and tiny model on torch tensors, on "cpu" or "cuda".
+"""The paged KV cache, one step's inputs and paged attention on torch tensors, "cpu" or "cuda".
 
-A line-by-line port of kv_cache.py, attention.py and model.py: the weights are copied from a
-numpy `TinyModel`, so both backends compute the same function (they agree to ~1e-5). The engine
-still plans in Python and samples in numpy; only the tensors live on the device. Selected with
-`EngineConfig(backend="torch", device="cuda")` or `kata engine run --backend torch --device cuda`.
+What a GPU wants, in order of the step:
 
-Decode attention here gathers every sequence's blocks at once into a padded (num_seqs,
-max_blocks * block_size, KH, D) tensor and masks the padding: simple, and on a GPU the gather is
-cheap next to a kernel launch per sequence. A real engine uses a fused paged-attention kernel
-that reads the blocks in place.
+* `StepInputs.build`: the step's integer inputs (token ids, positions, slot mapping, decode block
+  tables and context lengths, prefill tables, sample rows) are packed into one int64 host tensor
+  (pinned memory on CUDA) and moved with one non-blocking copy; every layer reads views of it.
+* `TorchKVCache`: K and V in the engine's dtype (float16, bfloat16, float32), written through
+  the slot mapping. Its host swap space is pinned on CUDA and block-major, so each swapped block
+  is one contiguous non-blocking copy, ordered with the step's kernels on the current stream.
+* attention through `torch.nn.functional.scaled_dot_product_attention` (grouped-query heads via
+  `enable_gqa`, torch >= 2.5): a prefill chunk over its gathered blocks (causal when the chunk is
+  the whole context, else an explicit mask, since SDPA's causal mask is aligned top-left), and a
+  batch of decodes over a padded gather of their blocks with the padding masked. A production
+  engine reads the blocks in place with a fused paged-attention kernel instead of gathering.
 
+The model (torch_model.py) computes in the same dtype; logits are sampled on the device.
 Importing this module imports torch; nothing else in the engine does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from kata.engine.attention import AttentionMetadata
-from kata.engine.model import TinyModel
 
-_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
+          "float64": torch.float64}
 
 
 def resolve_device(device: str) -> torch.device:
@@ -33,24 +40,68 @@ def resolve_device(device: str) -> torch.device:
     return torch.device(device)
 
 
+def to_device(array: np.ndarray, device: torch.device) -> torch.Tensor:
+    """One host-to-device copy: from pinned memory and non-blocking on CUDA."""
+    host = torch.from_numpy(np.ascontiguousarray(array))
+    if device.type == "cuda":
+        return host.pin_memory().to(device, non_blocking=True)
+    return host
+
+
+# --- one step's inputs ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class StepInputs:
+    """Views of one int64 device tensor, built and moved once per step."""
+
+    input_ids: torch.Tensor  # (T,)
+    positions: torch.Tensor  # (T,)
+    slot_mapping: torch.Tensor  # (T,)
+    sample_rows: torch.Tensor  # (S,)
+    decode_tables: torch.Tensor  # (num_decodes, max_blocks): padding points at block 0
+    decode_lens: torch.Tensor  # (num_decodes,)
+    prefill_tables: list[torch.Tensor]  # one per prefill chunk: the blocks it reads
+    meta: AttentionMetadata
+
+    @classmethod
+    def build(cls, input_ids, positions, meta: AttentionMetadata, block_size: int,
+              device: torch.device) -> StepInputs:
+        lens = [int(n) for n in meta.decode_context_lens]
+        width = max((-(-n // block_size) for n in lens), default=0)
+        table = np.zeros((len(lens), width), np.int64)
+        for i, (row, n) in enumerate(zip(meta.decode_block_tables, lens)):
+            nb = -(-n // block_size)
+            table[i, :nb] = row[:nb]
+        chunks = [np.asarray(c.block_table[:-(-(c.num_context_tokens + c.num_tokens)
+                                             // block_size)], np.int64) for c in meta.prefills]
+        parts = [np.asarray(input_ids, np.int64), np.asarray(positions, np.int64),
+                 np.asarray(meta.slot_mapping, np.int64), np.asarray(meta.sample_rows, np.int64),
+                 table.ravel(), np.asarray(lens, np.int64), *chunks]
+        flat = to_device(np.concatenate(parts), device)
+        views = torch.split(flat, [len(p) for p in parts])
+        return cls(*views[:4], views[4].view(len(lens), width), views[5], list(views[6:]), meta)
+
+
 # --- KV storage -------------------------------------------------------------------------
 
 
 class TorchKVCache:
-    """KVCache on a torch device; the host pool is ordinary CPU memory."""
+    """KVCache on a torch device; the host pool is CPU memory (pinned when the device is CUDA)."""
 
     def __init__(self, num_layers: int, num_blocks: int, block_size: int, num_kv_heads: int,
                  head_dim: int, dtype: str = "float32", device: str = "cpu",
                  num_host_blocks: int = 0) -> None:
         self.device = resolve_device(device)
-        dt = _DTYPES[dtype]
+        dt = DTYPES[dtype]
         shape = (num_layers, num_blocks, block_size, num_kv_heads, head_dim)
         self.block_size = block_size
         self.k = torch.zeros(shape, dtype=dt, device=self.device)
         self.v = torch.zeros(shape, dtype=dt, device=self.device)
-        host = (num_layers, num_host_blocks, block_size, num_kv_heads, head_dim)
-        self.host_k = torch.zeros(host, dtype=dt)
-        self.host_v = torch.zeros(host, dtype=dt)
+        host = (num_host_blocks, num_layers, block_size, num_kv_heads, head_dim)  # block-major
+        pin = self.device.type == "cuda"
+        self.host_k = torch.zeros(host, dtype=dt, pin_memory=pin)
+        self.host_v = torch.zeros(host, dtype=dt, pin_memory=pin)
 
     @property
     def nbytes(self) -> int:
@@ -60,154 +111,92 @@ class TorchKVCache:
         return self.k[layer], self.v[layer]
 
     def write(self, layer: int, slot_mapping, k: torch.Tensor, v: torch.Tensor) -> None:
+        """k, v (T, KH, D) into the slots (a device tensor, or a sequence of ints)."""
         _, nb, bs, kvh, d = self.k.shape
-        slots = torch.as_tensor(np.asarray(slot_mapping), dtype=torch.long, device=self.device)
-        self.k[layer].view(nb * bs, kvh, d)[slots] = k
-        self.v[layer].view(nb * bs, kvh, d)[slots] = v
-
-    def _pairs(self, pairs):
-        a, b = np.asarray(pairs, dtype=np.int64).T
-        return torch.as_tensor(a), torch.as_tensor(b)
+        if not isinstance(slot_mapping, torch.Tensor):
+            slot_mapping = torch.as_tensor(np.asarray(slot_mapping, np.int64), device=self.device)
+        self.k[layer].view(nb * bs, kvh, d)[slot_mapping] = k.to(self.k.dtype)
+        self.v[layer].view(nb * bs, kvh, d)[slot_mapping] = v.to(self.v.dtype)
 
     def copy_blocks(self, pairs: Sequence[tuple[int, int]]) -> None:
+        """Copy-on-write: block dst <- block src, every layer (on the device)."""
         if pairs:
-            src, dst = (t.to(self.device) for t in self._pairs(pairs))
+            src, dst = to_device(np.asarray(pairs, np.int64).T.copy(), self.device)
             self.k[:, dst] = self.k[:, src]
             self.v[:, dst] = self.v[:, src]
 
     def swap_out(self, pairs: Sequence[tuple[int, int]]) -> None:
-        if pairs:
-            dev, host = self._pairs(pairs)
-            self.host_k[:, host] = self.k[:, dev.to(self.device)].cpu()
-            self.host_v[:, host] = self.v[:, dev.to(self.device)].cpu()
+        """Device block -> host block: one non-blocking copy per block and tensor."""
+        for dev, host in pairs:
+            self.host_k[host].copy_(self.k[:, dev], non_blocking=True)
+            self.host_v[host].copy_(self.v[:, dev], non_blocking=True)
 
     def swap_in(self, pairs: Sequence[tuple[int, int]]) -> None:
-        if pairs:
-            host, dev = self._pairs(pairs)
-            self.k[:, dev.to(self.device)] = self.host_k[:, host].to(self.device)
-            self.v[:, dev.to(self.device)] = self.host_v[:, host].to(self.device)
+        """Host block -> device block, non-blocking (after any swap-out on the same stream)."""
+        for host, dev in pairs:
+            self.k[:, dev].copy_(self.host_k[host], non_blocking=True)
+            self.v[:, dev].copy_(self.host_v[host], non_blocking=True)
 
 
 # --- attention ------------------------------------------------------------------------------
 
 
+def gather_kv(cache: torch.Tensor, table: torch.Tensor, num_tokens: int) -> torch.Tensor:
+    """The first num_tokens rows of the blocks in `table` (a device tensor): (num_tokens, KH, D)."""
+    return cache[table].flatten(0, 1)[:num_tokens]
+
+
 def contiguous_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """Causal GQA; queries are the last num_q of num_kv positions. (num_q, H, D) -> same."""
-    nq, h, d = q.shape
-    nk, kh, _ = k.shape
-    g = h // kh
-    qg = (q * d ** -0.5).reshape(nq, kh, g, d).permute(1, 2, 0, 3)  # (KH, G, nq, D)
-    scores = qg @ k.permute(1, 2, 0)[:, None]  # (KH, G, nq, nk)
-    if nq > 1:
+    nq, nk = q.shape[0], k.shape[0]
+    qh, kh, vh = (x.transpose(0, 1)[None] for x in (q, k, v))  # (1, heads, tokens, D)
+    if nq == nk:
+        out = F.scaled_dot_product_attention(qh, kh, vh, is_causal=True, enable_gqa=True)
+    else:  # SDPA's is_causal aligns top-left; these queries sit at the end
         q_pos = torch.arange(nk - nq, nk, device=q.device)[:, None]
-        future = torch.arange(nk, device=q.device)[None, :] > q_pos  # (nq, nk)
-        scores = scores.masked_fill(future, float("-inf"))
-    out = torch.softmax(scores, dim=-1) @ v.permute(1, 0, 2)[:, None]  # (KH, G, nq, D)
-    return out.permute(2, 0, 1, 3).reshape(nq, h, d)
+        mask = torch.arange(nk, device=q.device)[None, :] <= q_pos  # True: may attend
+        out = F.scaled_dot_product_attention(qh, kh, vh, attn_mask=mask, enable_gqa=True)
+    return out[0].transpose(0, 1)
 
 
-def gather_kv(cache: torch.Tensor, block_table: Sequence[int], num_tokens: int) -> torch.Tensor:
-    bs = cache.shape[1]
-    nb = -(-num_tokens // bs)
-    table = torch.as_tensor(list(block_table[:nb]), dtype=torch.long, device=cache.device)
-    return cache[table].reshape(nb * bs, *cache.shape[2:])[:num_tokens]
-
-
-def paged_prefill_attention(q, k_cache, v_cache, block_table, num_context_tokens):
+def paged_prefill_attention(q, k_cache, v_cache, table: torch.Tensor, num_context_tokens: int):
     num_kv = num_context_tokens + q.shape[0]
-    return contiguous_attention(q, gather_kv(k_cache, block_table, num_kv),
-                                gather_kv(v_cache, block_table, num_kv))
+    return contiguous_attention(q, gather_kv(k_cache, table, num_kv),
+                                gather_kv(v_cache, table, num_kv))
 
 
 def paged_decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
-                           block_tables: Sequence[Sequence[int]],
-                           context_lens: Sequence[int]) -> torch.Tensor:
-    """One query per sequence over its blocks. q (n, H, D) -> (n, H, D)."""
-    n, h, d = q.shape
-    _, bs, kh, _ = k_cache.shape
-    g = h // kh
-    lens = torch.as_tensor(list(context_lens), dtype=torch.long, device=q.device)
-    max_blocks = -(-int(max(context_lens)) // bs)
-    table = torch.zeros((n, max_blocks), dtype=torch.long)  # padding -> block 0, masked
-    for i, row in enumerate(block_tables):
-        nb = -(-int(context_lens[i]) // bs)
-        table[i, :nb] = torch.as_tensor(list(row[:nb]))
-    table = table.to(q.device)
-    k = k_cache[table].reshape(n, max_blocks * bs, kh, d)  # (n, L, KH, D)
-    v = v_cache[table].reshape(n, max_blocks * bs, kh, d)
-    qg = (q * d ** -0.5).reshape(n, kh, g, d)
-    scores = qg @ k.permute(0, 2, 3, 1)  # (n, KH, G, L)
-    pad = torch.arange(max_blocks * bs, device=q.device)[None, :] >= lens[:, None]  # (n, L)
-    scores = scores.masked_fill(pad[:, None, None, :], float("-inf"))
-    out = torch.softmax(scores, dim=-1) @ v.permute(0, 2, 1, 3)  # (n, KH, G, D)
-    return out.reshape(n, h, d)
+                           tables, context_lens) -> torch.Tensor:
+    """One query per sequence over its blocks. q (n, H, D) -> (n, H, D).
+
+    tables: (n, max_blocks) device tensor (or lists of block ids); context_lens likewise.
+    """
+    n = q.shape[0]
+    _, bs, kh, d = k_cache.shape
+    if not isinstance(tables, torch.Tensor):  # lists (tests, cuda_check): pack them
+        inputs = StepInputs.build([], [], AttentionMetadata(
+            np.zeros(0, np.int64), decode_block_tables=list(tables),
+            decode_context_lens=list(context_lens)), bs, q.device)
+        tables, context_lens = inputs.decode_tables, inputs.decode_lens
+    span = tables.shape[1] * bs
+    k = k_cache[tables].view(n, span, kh, d).transpose(1, 2)  # (n, KH, L, D)
+    v = v_cache[tables].view(n, span, kh, d).transpose(1, 2)
+    mask = torch.arange(span, device=q.device)[None, :] < context_lens[:, None]  # (n, L)
+    out = F.scaled_dot_product_attention(q[:, :, None, :], k, v, attn_mask=mask[:, None, None, :],
+                                         enable_gqa=True)  # (n, H, 1, D)
+    return out[:, :, 0, :]
 
 
 def attend(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
-           meta: AttentionMetadata) -> torch.Tensor:
+           inputs: StepInputs) -> torch.Tensor:
+    meta = inputs.meta
     out = torch.empty_like(q)
-    for c in meta.prefills:
+    for c, table in zip(meta.prefills, inputs.prefill_tables):
         rows = slice(c.row, c.row + c.num_tokens)
-        out[rows] = paged_prefill_attention(q[rows], k_cache, v_cache, c.block_table,
+        out[rows] = paged_prefill_attention(q[rows], k_cache, v_cache, table,
                                             c.num_context_tokens)
     if meta.decode_context_lens:
         p = meta.num_prefill_tokens
-        out[p:] = paged_decode_attention(q[p:], k_cache, v_cache, meta.decode_block_tables,
-                                         meta.decode_context_lens)
+        out[p:] = paged_decode_attention(q[p:], k_cache, v_cache, inputs.decode_tables,
+                                         inputs.decode_lens)
     return out
-
-
-# --- model ------------------------------------------------------------------------------------
-
-
-def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
-    return x * torch.rsqrt((x * x).mean(dim=-1, keepdim=True) + eps) * weight
-
-
-def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    half = x.shape[-1] // 2
-    x1, x2 = x[..., :half], x[..., half:]
-    c, s = cos[:, None, :], sin[:, None, :]
-    return torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1)
-
-
-class TorchModel:
-    """TinyModel's forward on torch; weights copied from a numpy TinyModel."""
-
-    def __init__(self, numpy_model: TinyModel, device: str = "cpu") -> None:
-        self.config = numpy_model.config
-        self.device = resolve_device(device)
-
-        def t(a: np.ndarray) -> torch.Tensor:
-            return torch.as_tensor(np.ascontiguousarray(a)).to(self.device)
-
-        self.embed = t(numpy_model.embed)
-        self.layers = [{name: t(w) for name, w in layer.items()} for layer in numpy_model.layers]
-        self.final_norm = t(numpy_model.final_norm)
-        self.lm_head = t(numpy_model.lm_head)
-        self.rope_cos, self.rope_sin = t(numpy_model.rope_cos), t(numpy_model.rope_sin)
-
-    @torch.inference_mode()
-    def forward(self, input_ids: np.ndarray, positions: np.ndarray, meta: AttentionMetadata,
-                kv_cache: TorchKVCache) -> np.ndarray:
-        """Same contract as TinyModel.forward; returns numpy logits (for numpy sampling)."""
-        c = self.config
-        ids = torch.as_tensor(input_ids, dtype=torch.long, device=self.device)
-        pos = torch.as_tensor(positions, dtype=torch.long, device=self.device)
-        t = ids.shape[0]
-        cos, sin = self.rope_cos[pos], self.rope_sin[pos]
-        x = self.embed[ids]
-        for i, w in enumerate(self.layers):
-            h = rms_norm(x, w["attn_norm"], c.rms_norm_eps)
-            q = (h @ w["wq"]).view(t, c.num_heads, c.head_dim)
-            k = (h @ w["wk"]).view(t, c.num_kv_heads, c.head_dim)
-            v = (h @ w["wv"]).view(t, c.num_kv_heads, c.head_dim)
-            q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
-            kv_cache.write(i, meta.slot_mapping, k, v)
-            o = attend(q, *kv_cache.layer(i), meta)
-            x = x + o.reshape(t, -1) @ w["wo"]
-            h = rms_norm(x, w["mlp_norm"], c.rms_norm_eps)
-            x = x + (torch.nn.functional.silu(h @ w["w_gate"]) * (h @ w["w_up"])) @ w["w_down"]
-        rows = torch.as_tensor(meta.sample_rows, dtype=torch.long, device=self.device)
-        x = rms_norm(x[rows], self.final_norm, c.rms_norm_eps)
-        return (x @ self.lm_head).cpu().numpy()

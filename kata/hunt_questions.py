@@ -1,0 +1,202 @@
+"""Hunt questions in a session: drawn at start, handed out, scored on submit, shown in review.
+
+kata/hunt.py knows what a hunt is (the code handed out, how a pin is judged); this module puts it
+behind the same session, submit, review and history paths as a kata question (kata/session.py
+calls it), with nothing in the store but a result's extra field:
+
+* `draw`: each hunt question of a plan gets its bug from the session's seed (`--seed S`, else a
+  fresh one, kept in sessions.seed), so a session can be reviewed and regraded exactly;
+* `prepare`: the workspace gets the handed-out code as workspace/<module> and a pin template as
+  workspace/test_hunt_<module>.py (a learner file already there is archived first);
+* `score_pin`: on `kata submit`, the result gains "hunt": {points_earned, points_possible,
+  verdict, reason, late, test_code}; the submission counts fix + pin;
+* `review_info`: after the session, the bug's header (Bug, Level, Breaks), or that it was a decoy,
+  the pin's verdict, and when the pin and the fix were first made.
+
+Example:
+    draw(wb, [Question("lru-kv-cache", (1,), 12, kind="hunt")], seed=7, decoys=0.0)
+    -> [Question(..., kind='hunt', bug='keys_lru_first')]    (the bug depends on the seed)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import secrets
+from pathlib import Path
+
+from kata import hunt
+from kata.catalog import Kata, Question, Workbook
+
+
+def new_seed() -> int:
+    return secrets.randbelow(2**31)
+
+
+DEFAULT_MINUTES = 15  # `kata hunt` without --minutes
+
+
+def hunt_question(wb: Workbook, slug: str | None, bug: str | None = None, decoy: bool = False,
+                  level: int | None = None, minutes: float | None = None, seed: int | None = None
+                  ) -> tuple[Question, int]:
+    """The question `kata hunt` asks, and the seed it was drawn with: a hunt of levels 1..level
+    (default: the bug's own level with --bug, else 1), its bug `bug`, a decoy with `decoy`, else
+    a bug (and, without SLUG, a kata) drawn with the seed."""
+    from kata.catalog import CatalogError
+
+    if bug is not None and decoy:
+        raise CatalogError("give --bug NAME or --decoy, not both")
+    if minutes is not None and not minutes > 0:
+        raise CatalogError(f"--minutes must be a positive number of minutes, got {minutes:g}")
+    seed = new_seed() if seed is None else seed
+    rng = random.Random(seed)
+    if slug is None:
+        if bug is not None:
+            raise CatalogError("--bug needs the kata: `kata hunt SLUG --bug NAME`")
+        slug = rng.choice(wb.slugs())
+    kata = wb.kata(slug)
+    if level is not None:
+        kata.level(level)  # CatalogError naming the levels there are
+    if bug is not None:
+        level = level or hunt.bug(kata, bug, level).level
+    level = level or 1
+    if bug is None and not decoy:
+        bug = hunt.draw(kata, level, rng)
+    return Question(kata.slug, tuple(range(1, level + 1)), minutes or DEFAULT_MINUTES, "all", "hunt", bug), seed
+
+
+def draw(wb: Workbook, questions: list[Question], seed: int, decoys: float) -> list[Question]:
+    """The questions with each hunt's bug drawn (None: a decoy), the same for the same seed."""
+    rng = random.Random(seed)
+    out = []
+    for q in questions:
+        if q.is_hunt:
+            q = dataclasses.replace(q, reveal="all",
+                                    bug=hunt.draw(wb.kata(q.kata), max(q.levels), rng, decoys))
+        out.append(q)
+    return out
+
+
+def prepare(wb: Workbook, questions: list[Question], katas: list[Kata], now: float) -> list:
+    """Workspace files for every question (a kata's stub, or a hunt's code and pin template)."""
+    from kata import workspace
+
+    plain = [k for q, k in zip(questions, katas) if not q.is_hunt]
+    done = {p.kata.slug: p for p in workspace.prepare(wb, plain, now)} if plain else {}
+    files: dict[Path, str] = {}
+    for q, k in zip(questions, katas):
+        if q.is_hunt:
+            files[wb.workspace_file(k)] = hunt.handout(k, q.bug, max(q.levels))
+            files[wb.workspace / hunt.test_file_name(k)] = hunt.template(k)
+    copies = workspace.put(wb, files, now)
+    for q, k in zip(questions, katas):
+        if q.is_hunt:
+            path = wb.workspace_file(k)
+            done[k.slug] = workspace.Prepared(k, path, copies.get(path))
+    return [done[k.slug] for k in katas]
+
+
+def test_path(wb: Workbook, kata: Kata) -> Path:
+    return wb.workspace / hunt.test_file_name(kata)
+
+
+def read_test(wb: Workbook, kata: Kata) -> str:
+    try:
+        return test_path(wb, kata).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def saved_test(wb: Workbook, store, session, kata: Kata) -> str:
+    """The pin file as it stood at the session's deadline: the workspace file if saved by then,
+    else the last one a counted submission graded."""
+    path = test_path(wb, kata)
+    try:
+        if session.started_at <= path.stat().st_mtime <= session.deadline:
+            return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
+    graded = [(sub.result.get("hunt") or {}).get("test_code") for sub in
+              store.counted_submissions(session, kata.slug)]
+    return next((code for code in reversed(graded) if code is not None), "")
+
+
+def handed_out(kata: Kata, q: Question) -> str:
+    return hunt.handout(kata, q.bug, max(q.levels))
+
+
+def pin_unsubmitted(wb: Workbook, store, session, kata: Kata) -> bool:
+    """Whether the pin file saved by the deadline differs from the last one a submission graded."""
+    graded = [(sub.result.get("hunt") or {}).get("test_code") for sub in
+              store.counted_submissions(session, kata.slug)]
+    return not graded or saved_test(wb, store, session, kata) != graded[-1]
+
+
+def score_pin(store, session, kata: Kata, q: Question, test_code: str, fix) -> dict:
+    """The pin's part of a submission (see the module docstring). `fix`: the SuiteResult of the
+    workspace file on the hidden suite of the question's levels."""
+    pin = hunt.judge(kata, q.bug, max(q.levels), test_code)
+    possible = float(fix.points_possible)
+    late = pin.earned and _fixed_before_pinned(store, session, kata.slug)
+    earned = (possible / 2 if late else possible) if pin.earned else 0.0
+    reason = pin.reason + (" (half points: the fix passed before the bug was pinned)" if late else "")
+    return {"points_earned": earned, "points_possible": possible, "verdict": pin.verdict,
+            "reason": reason, "late": late, "test_code": test_code}
+
+
+def _fixed_before_pinned(store, session, slug: str) -> bool:
+    """Whether an earlier submission of the session fixed the code before any pinned the bug."""
+    for sub in store.submissions(session_id=session.id, slug=slug):
+        if (sub.result.get("hunt") or {}).get("points_earned"):
+            return False
+        if sub.result.get("points_possible") and \
+                sub.result.get("points_earned") == sub.result.get("points_possible"):
+            return True
+    return False
+
+
+def totals(result) -> tuple[float, float]:
+    """A hunt submission's (points earned, possible): the fix's plus the pin's."""
+    pin = result.hunt or {}
+    return (round(result.points_earned + pin.get("points_earned", 0.0), 2),
+            result.points_possible + pin.get("points_possible", 0.0))
+
+
+def progress_rows(store, sessions, slug: str) -> list[dict]:
+    """Per session that held a hunt of this kata: its official pin verdict and points."""
+    rows = []
+    for s in sessions:
+        q = next((Question.from_json(x) for x in (s.questions or ()) if x.get("kata") == slug), None)
+        if q is None or not q.is_hunt:
+            continue
+        official = store.official_submission(s, slug)
+        pin = (official.result.get("hunt") or {}) if official else {}
+        rows.append({"session": s.id, "verdict": pin.get("verdict", "not submitted"),
+                     "points_earned": official.points_earned if official else 0.0,
+                     "points_possible": official.points_possible if official else 0.0})
+    return rows
+
+
+def review_info(wb: Workbook, store, session, q: Question) -> dict:
+    """What `kata review` shows of a hunt once the session is over."""
+    info = {"bug": q.bug, "decoy": q.bug is None, "header": {}}
+    try:
+        kata = wb.kata(q.kata)
+        if q.bug is not None:
+            info["header"] = dict(hunt.bug(kata, q.bug, max(q.levels)).header)
+    except Exception as exc:  # noqa: BLE001 - a zoo entry renamed since: say so, review the rest
+        info["header"] = {"Bug": f"(the zoo entry can no longer be read: {exc})"}
+    pinned_at = fixed_at = None
+    official = store.official_submission(session, q.kata)
+    for sub in store.counted_submissions(session, q.kata):
+        at = round(sub.submitted_at - session.started_at, 1)
+        if pinned_at is None and (sub.result.get("hunt") or {}).get("points_earned"):
+            pinned_at = at
+        if fixed_at is None and sub.result.get("points_possible") and \
+                sub.result.get("points_earned") == sub.result.get("points_possible"):
+            fixed_at = at
+    pin = (official.result.get("hunt") or {}) if official else {}
+    info.update(verdict=pin.get("verdict"), reason=pin.get("reason"),
+                pin_points=pin.get("points_earned", 0.0), pinned_at_s=pinned_at, fixed_at_s=fixed_at)
+    return info
+

@@ -1,0 +1,179 @@
+"""Behaviour-preserving rewrites of a module, so a test is judged on behaviour, never on text.
+
+A hunt (kata/hunt.py) grades the learner's pinning test against the handed-out code and the
+reference after both went through `rewrite`, with a fresh random generator on every run. The
+rewritten module does the same thing for every caller of its public names, but its text, its
+private names and the order of its definitions differ from run to run, so a test that hashes the
+source, compares private attribute names or counts definitions cannot tell the buggy code from the
+correct one.
+
+What it changes (each one safe by construction; where it is not sure, it leaves the code alone):
+
+* the local variables of every function get fresh names (parameters keep theirs: a caller may
+  pass them by keyword); a function that calls `locals`, `vars`, `eval` or `exec` is skipped;
+* private helpers (module-level functions, classes and constants whose names start with one `_`,
+  and private methods of classes) get fresh names everywhere they are used;
+* runs of undecorated top-level functions, and of undecorated methods, are shuffled;
+* the whole module is printed again by `ast.unparse`: comments go, formatting is normalised.
+
+Example:
+    rewrite("def _h(x):\\n    y = x + 1  # one more\\n    return y\\n", random.Random(1))
+    -> 'def _h2265b1f5(x):\\n    v_91b7584a = x + 1\\n    return v_91b7584a\\n'   (names depend on the generator)
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import random
+
+_DYNAMIC = {"locals", "vars", "eval", "exec", "globals"}  # calls that see names as strings
+_BUILTINS = set(dir(builtins))
+
+
+def rewrite(source: str, rng: random.Random) -> str:
+    """`source` with the same behaviour and a different text (see the module docstring)."""
+    tree = ast.parse(source)
+    names = _Fresh(rng, _all_names(tree))
+    _rename_privates(tree, names)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _rename_locals(node, names)
+    _shuffle_defs(tree.body, rng)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            _shuffle_defs(node.body, rng)
+    return ast.unparse(tree) + "\n"
+
+
+# --- fresh names ------------------------------------------------------------------------------
+
+
+class _Fresh:
+    """New identifiers that clash with no name of the module."""
+
+    def __init__(self, rng: random.Random, taken: set[str]):
+        self.rng, self.taken = rng, set(taken)
+
+    def __call__(self, prefix: str) -> str:
+        while True:
+            name = f"{prefix}{self.rng.getrandbits(32):08x}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+
+def _all_names(tree: ast.AST) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+    return found
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+# --- private helpers --------------------------------------------------------------------------
+
+
+def _rename_privates(tree: ast.Module, fresh: _Fresh) -> None:
+    """Module-level private functions, classes and constants, and private methods."""
+    module_level: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _private(node.name):
+            module_level[node.name] = fresh("_h")
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and _private(target.id):
+                    module_level[target.id] = fresh("_c")
+    methods: dict[str, str] = {}
+    method_nodes: set[int] = set()  # id() of each method renamed
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and _private(item.name) \
+                        and not item.decorator_list:
+                    methods.setdefault(item.name, fresh("_m"))
+                    method_nodes.add(id(item))
+    args = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    nested = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+              ast.ClassDef)) and n not in tree.body and id(n) not in method_nodes}
+    for name in list(module_level):
+        if name in args or name in nested:  # shadowed somewhere: renaming could change meaning
+            del module_level[name]
+    if _uses_strings_for(tree, set(module_level) | set(methods)) or nested & set(methods):
+        return  # a name used as a string (getattr, __all__, __slots__): leave every name alone
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in module_level:
+            node.id = module_level[node.id]
+        elif isinstance(node, ast.Attribute) and node.attr in methods:
+            node.attr = methods[node.attr]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name in module_level and node in tree.body:
+                node.name = module_level[node.name]
+            elif id(node) in method_nodes:
+                node.name = methods[node.name]
+        elif isinstance(node, ast.Global):
+            node.names = [module_level.get(n, n) for n in node.names]
+
+
+def _uses_strings_for(tree: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names
+               for n in ast.walk(tree))
+
+
+# --- locals -----------------------------------------------------------------------------------
+
+
+def _rename_locals(func: ast.FunctionDef | ast.AsyncFunctionDef, fresh: _Fresh) -> None:
+    nested_args: set[str] = set()
+    declared: set[str] = set()
+    stored: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC:
+            return
+        if isinstance(node, ast.arg):
+            nested_args.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stored.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            stored.add(node.name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not func:
+            declared.add(node.name)  # a nested definition's name: left alone
+    own = {n for n in stored - nested_args - declared if n not in _BUILTINS and not n.startswith("__")}
+    if not own:
+        return
+    new = {name: fresh("v_") for name in sorted(own)}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and node.id in new:
+            node.id = new[node.id]
+        elif isinstance(node, ast.ExceptHandler) and node.name in new:
+            node.name = new[node.name]
+
+
+# --- order of definitions ---------------------------------------------------------------------
+
+
+def _shuffle_defs(body: list[ast.stmt], rng: random.Random) -> None:
+    """Shuffle each run of consecutive undecorated functions (their order is not behaviour)."""
+    i = 0
+    while i < len(body):
+        j = i
+        while j < len(body) and isinstance(body[j], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and not body[j].decorator_list:
+            j += 1
+        if j - i > 1:
+            run = body[i:j]
+            rng.shuffle(run)
+            body[i:j] = run
+        i = max(j, i + 1)

@@ -1,0 +1,263 @@
+"""Hunts (kata/hunt.py, kata/hunt_questions.py): the code handed out, how a pin is judged, and
+`kata hunt` / the ai-review exam through the same session, submit, review and progress paths."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from kata import hunt
+from kata.catalog import Workbook
+from kata.cli import app
+from kata.zoo import ZooPatch, entries, header_problems
+
+WB = Workbook.find()
+LRU = WB.kata("lru-kv-cache")
+runner = CliRunner()
+
+PIN = '''import pytest
+
+
+def test_capacity_true_is_rejected(impl):
+    with pytest.raises(ValueError):
+        impl.KVBlockCache(True)
+'''
+
+
+def kata(*args, code=0):
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == code, result.output
+    return result
+
+
+# --- the code handed out --------------------------------------------------------------------
+
+
+def test_a_level_1_hunt_hands_out_level_1_only():
+    text = hunt.handout(LRU, "bool_capacity", 1)
+    reference = LRU.solution.read_text()
+    assert "isinstance(capacity, bool)" not in text and "isinstance(capacity, bool)" in reference
+    assert "def put(" in text and "self._nodes" in text  # level 1, as written
+    for later in ("def pin(", "def get_block(", "def get_or_put("):  # stubs in their place
+        body = text.split(later, 1)[1].split("\n    def ", 1)[0]
+        assert "raise NotImplementedError" in body, later
+    assert "_loading[" not in text and "def _node(" not in text  # later levels' code is gone
+    assert "Reference solution" not in text  # nor does it say what it is
+    assert hunt.handout(LRU, None, 1) != text  # a decoy is the cut reference
+
+
+def test_level_marks_of_the_stub_give_each_definition_its_level():
+    levels = hunt.def_levels(LRU.stub.read_text())
+    assert levels["KVBlockCache.put"] == 1 and levels["KVBlockCache.pin"] == 2
+    assert levels["KVBlockCache.get_or_put"] == 3 and levels["CacheFullError"] == 0
+
+
+def test_an_unknown_bug_is_a_one_line_error_with_a_suggestion():
+    from kata.catalog import CatalogError
+
+    with pytest.raises(CatalogError, match="no such zoo patch.*Did you mean 'bool_capacity'"):
+        hunt.bug(LRU, "bool_capacit")
+
+
+def test_every_zoo_header_is_fit_to_show():
+    problems = [p for kata in WB.katas() for path in entries(kata.bugs)
+                for p in header_problems(ZooPatch.parse(path), len(kata.levels))]
+    assert not problems, problems[:5]
+
+
+def test_a_header_without_breaks_or_with_a_bad_level_is_reported(tmp_path):
+    path = tmp_path / "x.patch"
+    path.write_text("Bug: off by one\nLevel: 7\n--- a/s.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n")
+    problems = header_problems(ZooPatch.parse(path), 3)
+    assert any("no Breaks: line" in p for p in problems)
+    assert any("Level: '7' is not a level of the kata (1..3)" in p for p in problems)
+
+
+# --- judging a pin --------------------------------------------------------------------------
+
+
+def test_a_specific_pin_is_pinned():
+    pin = hunt.judge(LRU, "bool_capacity", 1, PIN)
+    assert pin.verdict == "pinned", pin
+    assert "DID NOT RAISE" in pin.reason
+
+
+HANG = "import time\n\n\ndef test_waits(impl):\n    while True:\n        time.sleep(0.05)\n"
+SOURCE_HASH = '''import hashlib
+import inspect
+
+
+def test_not_the_handed_out_file(impl):
+    try:
+        text = inspect.getsource(impl)
+    except (OSError, TypeError):
+        text = open(impl.__file__, "rb").read().decode("latin-1")
+    assert hashlib.sha256(text.encode()).hexdigest() != "{digest}"
+'''
+
+
+@pytest.mark.parametrize("name, code, verdict, says", [
+    ("empty", "", "no_test", "has no test"),
+    ("always failing", "def test_no(impl):\n    assert False\n", "wrong_claim", "fails on correct code"),
+    ("error at import", "import no_such_module_here\n\n\ndef test_x(impl):\n    pass\n", "error",
+     "No module named 'no_such_module_here'"),
+    ("hanging", HANG, "timed_out", "timed out"),
+    ("source hash", None, "not_caught", "passes on the handed-out code"),
+])
+def test_a_test_that_pins_nothing_earns_nothing(name, code, verdict, says):
+    if code is None:  # fails only when the module's source is the handed-out file's
+        digest = hashlib.sha256(hunt.handout(LRU, "bool_capacity", 1).encode()).hexdigest()
+        code = SOURCE_HASH.replace("{digest}", digest)
+    pin = hunt.judge(LRU, "bool_capacity", 1, code)
+    assert (pin.verdict, pin.earned) == (verdict, False), (name, pin)
+    assert says in pin.reason and "\n" not in pin.reason, pin.reason
+
+
+def test_a_generic_comparison_with_correct_code_is_not_specific():
+    generic = PIN + '''
+
+def test_everything_else_too(impl):
+    cache = impl.KVBlockCache(4)
+    cache.put("a", [0])
+    with pytest.raises(TypeError):
+        cache.put(1, [0])
+    assert cache.put("b", [0, 1, 2]) == []
+'''
+    pin = hunt.judge(LRU, "bool_capacity", 1, generic)
+    assert pin.verdict == "not_specific", pin
+    assert "block id 0 is rejected" in pin.reason
+
+
+def test_decoys_are_answered_with_the_correct_verdict_convention():
+    assert hunt.claims_correct('HUNT_VERDICT = "correct"\n')
+    assert not hunt.claims_correct('HUNT_VERDICT = "wrong"\n') and not hunt.claims_correct("x = 1\n")
+    assert hunt.judge(LRU, None, 1, 'HUNT_VERDICT = "correct"\n').verdict == "correct_claim"
+    missed = hunt.judge(LRU, "bool_capacity", 1, 'HUNT_VERDICT = "correct"\n')
+    assert (missed.verdict, missed.earned) == ("missed", False)
+
+
+# --- through the command line ---------------------------------------------------------------
+
+
+def test_kata_hunt_pin_then_fix_then_review(isolated_state):
+    out = kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes").output
+    assert "pin the bug in " in out and "workspace/test_hunt_lru_kv_cache.py" in out
+    code = isolated_state / "workspace" / "lru_kv_cache.py"
+    assert code.read_text() == hunt.handout(LRU, "bool_capacity", 1)
+    (isolated_state / "workspace" / "test_hunt_lru_kv_cache.py").write_text(PIN)
+
+    first = json.loads(kata("submit", "--json", code=1).output)["results"][0]
+    assert first["hunt"]["verdict"] == "pinned"
+    assert (first["hunt"]["points_earned"], first["hunt"]["points_possible"]) == (40.0, 40.0)
+    assert first["points_earned"] < first["points_possible"] == 40  # the fix is still to come
+
+    shutil.copyfile(LRU.solution, code)  # the reference over the code earns the fix points
+    second = json.loads(kata("submit", "--json").output)["results"][0]
+    assert second["points_earned"] == second["points_possible"] == 40
+    assert second["hunt"]["verdict"] == "pinned"
+
+    kata("finish")
+    review = kata("review").output
+    assert "80/80 points" in review
+    assert "the bug (bool_capacity, level 1): capacity True is accepted as 1" in review
+    assert "it breaks: " in review and "pinned at " in review and "fixed at " in review
+    hunts = {r["kata"]: r["hunts"] for r in json.loads(kata("progress", "--json").output)["katas"]}
+    assert hunts["lru-kv-cache"][0]["verdict"] == "pinned"
+    assert "hunts: S1 pinned 80/80" in kata("progress").output
+
+
+def test_the_same_pin_against_a_decoy_is_a_wrong_claim(isolated_state):
+    kata("hunt", "lru-kv-cache", "--decoy", "--yes")
+    assert (isolated_state / "workspace" / "lru_kv_cache.py").read_text() == hunt.handout(LRU, None, 1)
+    (isolated_state / "workspace" / "test_hunt_lru_kv_cache.py").write_text(PIN)
+    data = json.loads(kata("submit", "--json").output)["results"][0]
+    assert data["hunt"]["verdict"] == "wrong_claim" and data["hunt"]["points_earned"] == 0
+
+
+def test_a_hunt_keeps_the_learners_files(isolated_state):
+    workspace = isolated_state / "workspace"
+    workspace.mkdir(parents=True)
+    (workspace / "test_hunt_lru_kv_cache.py").write_text("# mine\n")
+    out = kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes").output
+    archived = list((isolated_state / ".kata" / "archive").rglob("test_hunt_lru_kv_cache.py"))
+    assert [p.read_text() for p in archived] == ["# mine\n"], out
+
+
+def test_bad_hunt_arguments_are_one_line_errors():
+    assert "error: --bug nope: no such zoo patch" in kata("hunt", "lru-kv-cache", "--bug", "nope", code=2).output
+    assert "not both" in kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--decoy", code=2).output
+    assert "no level 9" in kata("hunt", "lru-kv-cache", "--level", "9", code=2).output
+
+
+def test_ai_review_draws_four_hunts_by_seed_and_reviews_their_headers():
+    from kata.session import plan
+
+    exam = WB.exam("ai-review")
+    assert exam.minutes == 45 and 0 < exam.decoy_probability < 1
+    assert len(set(exam.katas)) == 4 and all(q.is_hunt and q.levels == (1,) for q in exam.questions)
+    draws = {seed: [q.bug for q in plan(WB, "ai-review", seed=seed).questions] for seed in range(1, 4)}
+    assert draws[1] == [q.bug for q in plan(WB, "ai-review", seed=1).questions]  # seeded
+    assert len({tuple(d) for d in draws.values()}) == 3  # different seeds, different bugs
+
+    out = kata("start", "ai-review", "--yes", "--seed", "2").output
+    assert out.count("pin the bug in ") == 4 and out.count("workspace/test_hunt_") >= 4
+    kata("finish")
+    review = kata("review").output
+    planted = [b for b in draws[2] if b is not None]
+    for name in planted:
+        assert f"the bug ({name}, level 1): " in review
+    assert review.count("a decoy") == draws[2].count(None)
+    assert json.loads(kata("history", "--json").output)["sessions"][0]["name"] == "ai-review"
+
+
+def test_a_pin_made_after_the_fix_passed_is_late(tmp_path):
+    from kata.hunt_questions import _fixed_before_pinned
+    from kata.store import Store
+
+    store = Store(tmp_path / "kata.db")
+    session, _ = store.start_session("kata", "hunt lru-kv-cache", ["lru-kv-cache"], 15, now=1000.0)
+    fixed = {"status": "pass", "points_earned": 40.0, "points_possible": 40, "hunt": {"points_earned": 0.0}}
+    pinned = {"status": "fail", "points_earned": 39.0, "points_possible": 40, "hunt": {"points_earned": 40.0}}
+    assert not _fixed_before_pinned(store, session, "lru-kv-cache")
+    store.add_submission(session.id, "lru-kv-cache", "code", pinned, 1010.0)
+    store.add_submission(session.id, "lru-kv-cache", "code", fixed, 1020.0)
+    assert not _fixed_before_pinned(store, session, "lru-kv-cache")  # pinned first: full points
+    late, _ = store.start_session("kata", "hunt lru-kv-cache", ["lru-kv-cache"], 15, now=2000.0, abandon=True)
+    store.add_submission(late.id, "lru-kv-cache", "code", fixed, 2010.0)
+    assert _fixed_before_pinned(store, late, "lru-kv-cache")  # fixed first: a pin now earns half
+
+
+@pytest.mark.parametrize("extra, message", [
+    ('decoy_probability = 2\n', "decoy_probability must be between 0 and 1, got 2"),
+    ('[[questions]]\nkata = "adder"\nkind = "hunt"\nlevels = [2]\nminutes = 5\n',
+     "a hunt covers levels 1..N"),
+    ('[[questions]]\nkata = "adder"\nkind = "quiz"\nminutes = 5\n', "kind 'quiz' must be one of kata, hunt"),
+])
+def test_a_bad_hunt_exam_is_a_one_line_error(fixture_workbook, extra, message):
+    from kata.catalog import CatalogError
+
+    head = 'title = "x"\nminutes = 5\n'
+    body = extra if extra.startswith("[[") else extra + '[[questions]]\nkata = "adder"\nkind = "hunt"\nminutes = 5\n'
+    (fixture_workbook / "exams" / "bad.toml").write_text(head + body)
+    with pytest.raises(CatalogError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        Workbook.find().exam("bad")
+
+
+def test_a_hunt_that_ran_out_is_auto_submitted_with_its_pin(isolated_state, monkeypatch):
+    import os
+
+    t0 = 1_800_000_000.0
+    monkeypatch.setenv("KATA_NOW", str(t0))
+    kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--minutes", "10", "--yes")
+    pin = isolated_state / "workspace" / "test_hunt_lru_kv_cache.py"
+    pin.write_text(PIN)
+    os.utime(pin, (t0 + 60, t0 + 60))  # saved before the deadline, never submitted
+    monkeypatch.setenv("KATA_NOW", str(t0 + 11 * 60))
+    out = kata("review", "--json").output  # the auto-submission's notice, then the JSON
+    assert "ran out: auto-submitted lru-kv-cache" in out
+    q = json.loads(out[out.index("{"):])["questions"][0]
+    assert q["auto_submitted"] and q["hunt"]["verdict"] == "pinned" and q["hunt"]["pin_points"] == 40
