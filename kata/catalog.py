@@ -82,6 +82,8 @@ def _read_toml(path: Path) -> dict:
         raise CatalogError(f"{path}: file not found") from None
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(f"{path}: not valid TOML ({exc}): fix the syntax") from None
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"{path}: byte {exc.start} is not UTF-8: save the file as UTF-8") from None
 
 
 # --- sealed hints (student bundles) -------------------------------------------

@@ -87,14 +87,11 @@ def _kill_all_children() -> None:
 
 
 def _on_signal(signum, frame):
+    """Kill every grading child, then unwind like Ctrl-C (SIGTERM and SIGHUP too), so that every
+    temporary folder is removed on the way out and no new child starts."""
     _STOP.set()
     _kill_all_children()
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    previous = _GUARD["previous"].get(signum)
-    signal.signal(signum, previous if callable(previous) or previous in (signal.SIG_IGN,)
-                  else signal.SIG_DFL)
-    signal.raise_signal(signum)
+    raise Interrupted(f"stopped by {signal.Signals(signum).name}")
 
 
 @contextmanager

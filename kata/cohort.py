@@ -234,10 +234,8 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
     With `out`, the gradebook is rewritten there as each student's row comes in, so an interrupted
     batch keeps every finished row.
     """
-    import tempfile
-
     from kata.catalog import load_kata
-    from kata.grading import private_copy, verify_manifest
+    from kata.grading import private_copy, temp_folder, verify_manifest
 
     k, n = parse_shard(shard)
     submissions = Path(submissions).expanduser().resolve()
@@ -246,7 +244,7 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
     codes = snapshot(students, mine)
     where = {(student, slug): {"file": shown(path.relative_to(submissions).as_posix())}
              for student in mine for slug, path in students[student].items()}
-    with tempfile.TemporaryDirectory(prefix="kata-batch-") as tmp:
+    with temp_folder("batch") as tmp:
         for kata in wb.katas():
             verify_manifest(kata)
             suites = private_copy(kata, Path(tmp))

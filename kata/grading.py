@@ -31,7 +31,6 @@ import logging
 import secrets
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -39,8 +38,8 @@ from kata import sandbox
 from kata.catalog import Kata
 from kata.child import Child, child_guard
 from kata.manifest import (  # noqa: F401 - the harness's public names live here too
-    MANIFEST, IntegrityError, compute_manifest, copy_changes, private_copy, verify_manifest,
-    write_manifest)
+    MANIFEST, IntegrityError, compute_manifest, copy_changes, private_copy, temp_folder,
+    verify_manifest, write_manifest)
 from kata.results import (  # noqa: F401 - the harness's public names live here too
     ERROR, FAIL, PASS, LevelScore, Limits, SuiteResult, TestResult, write_junit)
 from kata.supervisor import RunSupervisor, watchdog
@@ -135,7 +134,7 @@ def _env(tmp: Path, n: int) -> dict:
 
 def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, levels, check_copy):
     """Start children until the supervisor says the run is over."""
-    with tempfile.TemporaryDirectory(prefix="kata-grade-") as tmpname:
+    with temp_folder("grade") as tmpname:
         tmp = Path(tmpname)
         ini = root.parent / "pytest.ini"
         if not ini.exists():
@@ -206,7 +205,7 @@ def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
     from kata.pytest_plugin import SWEEP_SKIP
 
     resolved = [b.resolve() for b in bugs]
-    with tempfile.TemporaryDirectory(prefix="kata-zoo-") as tmp:
+    with temp_folder("zoo") as tmp:
         root = private_copy(kata, Path(tmp), "hidden")
         files = [root / Path(f).resolve().relative_to(kata.root.resolve()) for f in test_files] \
             if test_files else [root / "graders" / kata.slug]
@@ -247,7 +246,7 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
                            "(copy the code into it)", tests=[])
     if impl is not None and code is None and not impl.is_file():
         return SuiteResult(status=ERROR, message=f"{impl}: no such file", tests=[])
-    with tempfile.TemporaryDirectory(prefix="kata-run-") as tmp:
+    with temp_folder("run") as tmp:
         root = private_copy(kata, Path(tmp), suite, reference=None if impl is not None else True)
         private_impl = None
         if impl is not None:
@@ -260,14 +259,16 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
         check = (lambda: copy_changes(kata, root)) if suite == "hidden" else None
         result = run_tests([root / rel], private_impl, kata.module_name, root, limits, junit_xml,
                            levels=levels, on_progress=on_progress, check_copy=check)
-        if impl is not None:  # tracebacks name the learner's file, not the private copy
-            shown = f"{impl.parent.name}/{impl.name}"
-            for t in result.tests:
-                for attr in ("detail", "message"):
-                    text = getattr(t, attr)
-                    if text:
-                        setattr(t, attr, text.replace(str(private_impl), shown)
-                                .replace(f"../submission/{kata.module}", shown))
+        # tracebacks name the learner's file, not the private copy, and the suite's files
+        # relative to the workbook (the sandboxed child's working folder is elsewhere)
+        shown = f"{impl.parent.name}/{impl.name}" if impl is not None else None
+        for t in result.tests:
+            for attr in ("detail", "message"):
+                text = getattr(t, attr)
+                if text and impl is not None:
+                    text = text.replace(str(private_impl), shown).replace(f"../submission/{kata.module}", shown)
+                if text:
+                    setattr(t, attr, text.replace(f"{root}/", ""))
     if suite == "hidden":
         try:
             verify_manifest(kata)

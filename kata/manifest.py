@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from kata.catalog import CatalogError, Kata
@@ -129,3 +131,38 @@ def copy_changes(kata: Kata, root: Path) -> str | None:
         if name not in recorded or hashlib.sha256(actual[name].read_bytes()).hexdigest() != recorded[name]:
             return f"{name}: changed in the private copy"
     return None
+
+
+# --- temporary folders ----------------------------------------------------------
+# Every folder a grading run makes is named kata-<kind>-<pid>-...: removed on every exit path
+# Python sees (TemporaryDirectory; SIGTERM and SIGHUP unwind like Ctrl-C), and, after a SIGKILL,
+# by the next run of kata, which removes the folders of processes that no longer exist.
+
+_SWEPT: list[bool] = []
+
+
+def temp_folder(kind: str) -> tempfile.TemporaryDirectory:
+    """A TemporaryDirectory named for this process (see above); sweeps dead ones once per process."""
+    if not _SWEPT:
+        _SWEPT.append(True)
+        sweep_stale_folders()
+    return tempfile.TemporaryDirectory(prefix=f"kata-{kind}-{os.getpid()}-")
+
+
+def sweep_stale_folders() -> list[Path]:
+    """Remove kata-<kind>-<pid>-* folders in the temporary folder whose process is gone."""
+    removed = []
+    for folder in Path(tempfile.gettempdir()).glob("kata-*-*-*"):
+        parts = folder.name.split("-")
+        if len(parts) < 4 or not parts[2].isdigit() or not folder.is_dir() or folder.is_symlink():
+            continue
+        try:
+            os.kill(int(parts[2]), 0)
+            continue  # alive (or not ours to signal): keep
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed

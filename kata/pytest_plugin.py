@@ -10,7 +10,8 @@ only in runs that are kata's: a `--kata-*` option given, or pytest run inside a 
   properties.
 * `--kata-events PATH`: one JSON line per event (collected tests, test start, test report), written
   with a single os.write each, so a child that dies mid-run still leaves every finished result and
-  the name of the test it died in. The grading harness (kata/grading.py) reads this file.
+  the name of the test it died in. The grading harness passes `fd:N`, an inherited pipe, and reads
+  the other end (kata/child.py): nothing on disk that the learner's code could replace.
 * a derandomized hypothesis profile with no example database, loaded unless
   `--hypothesis-profile` is given: the same code gets the same score every run.
 

@@ -126,28 +126,6 @@ def write_junit(result: SuiteResult, path: Path) -> None:
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
 
-def write_level_junit(result: SuiteResult, path: Path) -> None:
-    """JUnit XML that carries only what `kata submit` shows during a live session: one case per
-    level with its counts and points, no hidden test's name, message or output."""
-    import xml.etree.ElementTree as ET
-
-    suites = ET.Element("testsuites")
-    failed = sum(lv.passed < lv.total for lv in result.levels)
-    suite = ET.SubElement(suites, "testsuite", name="kata", tests=str(len(result.levels)),
-                          failures=str(failed), errors="0", skipped="0", time=f"{result.duration:.3f}")
-    for lv in result.levels:
-        case = ET.SubElement(suite, "testcase", classname="levels", name=f"level {lv.level}: {lv.name}",
-                             time="0")
-        props = ET.SubElement(case, "properties")
-        for key, value in (("level", lv.level), ("passed", lv.passed), ("total", lv.total),
-                           ("points_earned", lv.points_earned), ("points_possible", lv.points_possible)):
-            ET.SubElement(props, "property", name=key, value=str(value))
-        if lv.passed < lv.total:
-            ET.SubElement(case, "failure", message=f"{lv.passed} of {lv.total} hidden tests passed")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
-
-
 def apply_report(t: TestResult, ev: dict) -> None:
     when, outcome = ev["when"], ev["outcome"]
     t.duration += ev.get("duration", 0.0)

@@ -109,7 +109,7 @@ def child_env(extra: dict[str, str]) -> dict[str, str]:
 
 # --- what the child sees ------------------------------------------------------
 
-_CONTENT_DIRS = ("solutions", "graders", "katas", "exams", "tests", "workbook", "_workbook", "data")
+_CONTENT_DIRS = ("_content", "solutions", "graders", "katas", "exams", "tests", "workbook", "_workbook", "data")
 
 
 def _python_roots() -> list[Path]:

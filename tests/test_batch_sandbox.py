@@ -151,3 +151,17 @@ def test_require_sandbox_refuses_to_start_without_it(fixture_workbook, tmp_path,
     assert result.exit_code == 2, result.output
     assert "--require-sandbox: grading is not sandboxed (KATA_SANDBOX=off)" in result.output
     assert not (tmp_path / "gradebook").exists()
+
+
+def test_a_latin1_byte_in_a_kata_toml_is_one_line_naming_the_file(fixture_workbook, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from kata.cli import app
+
+    toml = fixture_workbook / "katas" / "adder" / "kata.toml"
+    toml.write_bytes(toml.read_bytes().replace(b"A tiny kata", b"A tiny caf\xe9 kata"))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["list"])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "kata.toml: byte" in lines[0] and "not UTF-8" in lines[0], lines

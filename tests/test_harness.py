@@ -126,3 +126,44 @@ def test_a_hang_on_a_common_path_loses_only_the_tests_that_reach_it(lru, tmp_pat
     wrong = {n for n, t in by_name(crash).items() if t.status != PASS}
     assert wrong and lost == wrong, (sorted(lost - wrong), sorted(wrong - lost))
     assert hang.restarts >= 1  # the budget ran out: the rescue run graded the rest
+
+
+def test_verbose_shows_the_harness_decisions(fixture_workbook, isolated_state):
+    """`kata --verbose` logs on stderr whether the sandbox is used and each restart."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    run = [sys.executable, "-m", "kata"]
+    subprocess.run([*run, "start", "adder", "--yes", "--reveal", "all"], env=env, check=True,
+                   capture_output=True)
+    shutil.copyfile(HOSTILE / "os_exit.py", isolated_state / "workspace" / "adder.py")
+    done = subprocess.run([*run, "--verbose", "submit", "adder"], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert "kata: sandbox: " in done.stderr, done.stderr
+    assert "kata: restart 1: a fresh child for" in done.stderr, done.stderr
+    quiet = subprocess.run([*run, "doctor"], env=env, capture_output=True, text=True, timeout=300)
+    assert "sandboxed" in quiet.stdout and "kata: " not in quiet.stderr  # decided, not logged
+
+
+def test_folders_a_killed_run_left_are_removed_by_the_next(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    from kata.manifest import sweep_stale_folders
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead = tmp_path / f"kata-run-{int(gone.stdout)}-abc"  # a SIGKILLed run's private copy
+    (dead / "wb" / "solutions").mkdir(parents=True)
+    alive = tmp_path / f"kata-run-{os.getpid()}-def"
+    alive.mkdir()
+    other = tmp_path / "kata-notes"
+    other.mkdir()
+    assert sweep_stale_folders() == [dead]
+    assert not dead.exists() and alive.exists() and other.exists()
