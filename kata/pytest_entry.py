@@ -7,9 +7,10 @@ an error, and the harness passes them from outside any workbook). The grading pl
 hypothesis profile, the event stream) is registered only when
 
 * a `--kata-*` option is on the command line (the grading harness, `kata validate`, mutation runs), or
-* pytest runs inside a workbook: the current folder, or a path given on the command line, lies in
-  a folder with katas/ (a learner typing `pytest graders/<slug> --kata-impl workspace/x.py`, or
-  this project's own tests).
+* pytest runs inside a workbook: the current folder, or a path given on the command line, is a
+  workbook's root (a folder with katas/ and graders/) or lies in its katas/, graders/,
+  workspace/, solutions/ or tests/ (a learner typing `pytest graders/<slug> --kata-impl
+  workspace/x.py`, or this project's own tests).
 
 Example: `pytest` in an unrelated project keeps hypothesis' default settings and sees no `impl`.
 """
@@ -42,9 +43,19 @@ def pytest_addoption(parser):
                          "one of its tests fails (for bug zoos: one process, not one per bug)")
 
 
+# the folders of a workbook where its pytest runs live (tests/: this project's own suite)
+_KATA_FOLDERS = ("katas", "graders", "workspace", "solutions", "tests")
+
+
 def _in_workbook(path: Path) -> bool:
+    """`path` is a workbook's root (a folder with katas/ and graders/) or lies in one of its
+    kata folders; a project that merely sits somewhere below a workbook (a temporary folder
+    inside a checkout, say) is left alone."""
     path = path.resolve()
-    return any((p / "katas").is_dir() and (p / "graders").is_dir() for p in (path, *path.parents))
+    for root in (path, *path.parents):
+        if (root / "katas").is_dir() and (root / "graders").is_dir():
+            return path == root or any(path.is_relative_to(root / f) for f in _KATA_FOLDERS)
+    return False
 
 
 def wanted(args: list[str], cwd: Path) -> bool:

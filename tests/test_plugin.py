@@ -53,6 +53,22 @@ def test_an_unrelated_project_in_the_same_environment_is_left_alone(tmp_path):
     assert strict.returncode != 0 and "'level' not found in `markers`" in strict.stdout, strict.stdout
 
 
+def test_a_project_in_a_folder_below_a_workbook_is_left_alone(tmp_path):
+    """A temporary folder inside a checkout (TMPDIR there, say) is not part of the workbook."""
+    (tmp_path / "katas").mkdir()
+    (tmp_path / "graders").mkdir()
+    other = tmp_path / "tmp" / "other"
+    other.mkdir(parents=True)
+    (other / "test_other.py").write_text(UNRELATED_TEST)
+    run = _pytest(other)
+    assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout + run.stderr
+    inside = tmp_path / "graders" / "g"
+    inside.mkdir()
+    (inside / "test_g.py").write_text("from hypothesis import settings\n\n"
+                                      "def test_profile():\n    assert settings().derandomize\n")
+    assert _pytest(inside).returncode == 0
+
+
 def test_a_kata_option_activates_the_plugin_outside_a_workbook(tmp_path):
     (tmp_path / "test_other.py").write_text(
         "from hypothesis import settings\n\ndef test_profile():\n    assert settings().derandomize\n")
