@@ -230,7 +230,7 @@ def _rel(wb, path: Path) -> str:
 @handled
 def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the katas and exams, with your best score so far."""
-    from kata.session import open_store
+    from kata.session import exam_series, open_store, series_name
 
     wb = workbook()
     katas, exams = wb.katas(), wb.exams()
@@ -241,7 +241,7 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
                        "minutes": k.minutes, "levels": len(k.levels), "points": k.points,
                        "tags": list(k.tags), "best": best.get(k.slug, (None,))[0]} for k in katas],
             "exams": [{"name": e.name, "title": e.title, "minutes": e.minutes,
-                       "katas": list(e.katas)} for e in exams],
+                       "katas": list(e.katas), "series": series_name(e.name)} for e in exams],
         })
         return
     from rich.table import Table
@@ -262,10 +262,15 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     table.add_column("title", ratio=1)
     table.add_column("min", no_wrap=True)
     table.add_column("questions", ratio=1)
-    for e in exams:
-        table.add_row(e.name, e.title, str(e.minutes),
-                      ", ".join(f"{q.kata} L{q.levels[0]}" + (f"-{q.levels[-1]}" if len(q.levels) > 1 else "")
-                                for q in e.questions))
+    for members in exam_series(exams):  # a series (llm-infra-oa, -2, -3) stays together
+        if len(members) > 1 and table.row_count:
+            table.add_section()
+        for e in members:
+            table.add_row(e.name, e.title, str(e.minutes),
+                          ", ".join(f"{q.kata} L{q.levels[0]}" + (f"-{q.levels[-1]}" if len(q.levels) > 1 else "")
+                                    for q in e.questions))
+        if len(members) > 1:
+            table.add_section()
     out().print(table)
 
 
@@ -570,7 +575,7 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
 def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Your best score per kata, its score session by session, and your fastest time per level."""
     from kata import session
-    from kata.views import progress_lines
+    from kata.views import assessment_lines, progress_lines
 
     rows = session.progress(workbook())
     if as_json:
@@ -579,6 +584,7 @@ def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
                     "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()}} for r in rows])
         return
     progress_lines(rows)
+    assessment_lines(session.assessment_progress(workbook()))
 
 
 @app.command()
