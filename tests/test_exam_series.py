@@ -68,6 +68,10 @@ def test_progress_shows_the_mocks_side_by_side(fixture_workbook, isolated_state)
     assert table[0] == ["oa", "oa-2", "oa-3"]
     assert next(row for row in table if row[:1] == ["best"]) == ["best", "-/10", "10/10", "(100%)", "-/10"]
     assert next(row for row in table if row[:1] == ["sessions"]) == ["sessions", "0", "1", "0"]
+    data = json.loads(kata("progress", "--json"))["assessments"]
+    assert data == [[{"exam": "oa", "points_possible": 10.0, "best": None, "sessions": 0},
+                     {"exam": "oa-2", "points_possible": 10.0, "best": 10.0, "sessions": 1},
+                     {"exam": "oa-3", "points_possible": 10.0, "best": None, "sessions": 0}]]
 
 
 def test_the_third_assessment_is_calibrated_like_the_real_round():
