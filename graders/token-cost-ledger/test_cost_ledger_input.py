@@ -7,7 +7,7 @@ import pytest
 from cost_ledger_oracle import check, expect_value_error
 
 M = 1_000_000
-BAD_INTS = [-1, True, 1.0, None]
+BAD_INTS = [-1, True, 1.0, "1", None]
 FIELDS = ["request_id", "tenant", "model", "input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens"]
 
 
