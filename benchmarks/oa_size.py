@@ -7,6 +7,7 @@ levels need).
 
     python benchmarks/oa_size.py                 # the default exam
     python benchmarks/oa_size.py llm-infra-full
+    python benchmarks/oa_size.py --series        # every mock assessment (llm-infra-oa, -2, -3, ...)
 
 Goals for an online-assessment question (docs/KATA_STANDARD.md): at most ~1,000 prose words and ~120 lines of
 reference code; at most 4,000 prose words for the exam.
@@ -60,10 +61,23 @@ def executed_lines(kata, levels) -> int:
 
 def main(argv: list[str]) -> int:
     from kata.catalog import DEFAULT_EXAM, Workbook
-    from kata.prompt import Prompt, prose_words
+    from kata.session import exam_series
 
     wb = Workbook.find(ROOT)
-    exam = wb.exam(argv[0] if argv else DEFAULT_EXAM)
+    if argv[:1] == ["--series"]:  # the default exam and the others of its series
+        (members,) = [m for m in exam_series(wb.exams()) if DEFAULT_EXAM in [e.name for e in m]]
+        for i, exam in enumerate(members):
+            print() if i else None
+            size(wb, exam)
+        return 0
+    size(wb, wb.exam(argv[0] if argv else DEFAULT_EXAM))
+    return 0
+
+
+def size(wb, exam) -> None:
+    """Print one exam's table: per question, its levels, minutes, prose words and reference lines."""
+    from kata.prompt import Prompt, prose_words
+
     print(f"{exam.name}: {len(exam.questions)} questions, {exam.minutes} minutes")
     print(f"{'question':<26} {'levels':<8} {'min':>4} {'prose words':>11} {'reference lines':>15}")
     total_words = 0
@@ -75,7 +89,6 @@ def main(argv: list[str]) -> int:
         lines = executed_lines(kata, q.levels)
         print(f"{q.kata:<26} {','.join(map(str, q.levels)):<8} {q.minutes:>4g} {words:>11} {lines:>15}")
     print(f"{'total':<26} {'':<8} {sum(q.minutes for q in exam.questions):>4g} {total_words:>11}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -78,7 +78,7 @@ def oracle(jobs):
 def check_schedule(got, want, call: str) -> None:
     """got: a Schedule; want: (finish, rejected, timeline). Field by field, type-strict."""
     __tracebackhide__ = True
-    for name, expected in zip(("finish", "rejected", "timeline"), want):
+    for name, expected in zip(("finish", "rejected", "timeline"), want, strict=True):
         value = getattr(got, name, "<missing>")
         assert same(value, expected), f"Called {call}. Returned .{name} == {value!r}, expected {expected!r}."
 

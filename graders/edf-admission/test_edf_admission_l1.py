@@ -1,7 +1,7 @@
 """Hidden suite, level 1: the rules of EDF with admission control, one per test, and invalid input."""
 
 import pytest
-from edf_admission_oracle import check, check_schedule, expect_value_error
+from edf_admission_oracle import check, check_schedule
 
 
 def _run(impl, *specs):

@@ -32,8 +32,8 @@ def _run_both(impl, num_blocks, block_size, ops):
         name, args = op[0], op[1:]
         call = f"{name}({', '.join(map(repr, args))})"
         log.append(call)
-        got = outcome(lambda: getattr(a, name)(*args))
-        want = outcome(lambda: getattr(m, name)(*args))
+        got = outcome(lambda name=name, args=args: getattr(a, name)(*args))
+        want = outcome(lambda name=name, args=args: getattr(m, name)(*args))
         check(got, want, "; ".join(log[-8:]) + " (outcome of the last call)")
         check(snapshot(a, list(m.tables), num_blocks), m.snapshot(), "; ".join(log[-8:]) + " (state after it)")
 
@@ -115,7 +115,7 @@ def test_large_pool_speed(impl):
     ref = reference()
     got, want = compare_speed("50,000 calls on BlockAllocator(200000, 16)", lambda: _replay(impl, ops),
                               lambda: _replay(ref, ops))
-    bad = next((i for i, (g, w) in enumerate(zip(got, want)) if not same(g, w)), None)
+    bad = next((i for i, (g, w) in enumerate(zip(got, want, strict=False)) if not same(g, w)), None)
     assert bad is None and len(got) == len(want), (
         f"Called the 50,000-call workload. Result {bad} differs from the reference's: "
         f"{got[bad] if bad is not None else len(got)!r}, expected {want[bad] if bad is not None else len(want)!r}.")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from kata.checks import property_settings
 from kata.strict import same
 
-PROPERTY = property_settings(80)
+PROPERTY = property_settings(50)
 RATE = st.sampled_from([0, 1, 250_000, 499_999, 500_000, 1_000_000, 1_500_000, 3_333_333, 10**9])
 PRICE = st.tuples(RATE, RATE, RATE, RATE, st.sampled_from([None, 0, 3, 8, 20]))
 
@@ -57,7 +57,7 @@ def test_matches_oracle(impl, price_a, price_b, stream):
 
 # --- the timed workload ----------------------------------------------------------
 
-RECORDS, TENANTS, MODELS = 30_000, 2_000, 20
+RECORDS, TENANTS, MODELS = 20_000, 2_000, 20
 
 
 def _replay(module):
@@ -79,7 +79,7 @@ def _replay(module):
         acc += ledger.tenant_total(tenant)
         rate = ledger.cache_hit_rate(model)
         acc += 0 if rate is None else rate.numerator % 1000
-        if i % 300 == 0:
+        if i % 200 == 0:
             acc += sum(total for _, total in ledger.top_tenants(10))
     return acc, ledger.top_tenants(10)
 
@@ -88,8 +88,8 @@ def _replay(module):
 @pytest.mark.points(5)
 @pytest.mark.complexity
 @pytest.mark.timeout(60)
-@pytest.mark.edge("30,000 records over 2,000 tenants with lookups after each: within 10x of the reference (running totals)")
+@pytest.mark.edge("20,000 records over 2,000 tenants with lookups after each: within 10x of the reference (running totals)")
 def test_large_stream_speed(impl):
     ref = reference()
-    got, want = compare_speed("30,000 record + tenant_total + cache_hit_rate calls", lambda: _replay(impl), lambda: _replay(ref))
-    assert same(got, want), f"Called the 30,000-record workload. Returned {got!r}, expected {want!r}."
+    got, want = compare_speed("20,000 record + tenant_total + cache_hit_rate calls", lambda: _replay(impl), lambda: _replay(ref))
+    assert same(got, want), f"Called the 20,000-record workload. Returned {got!r}, expected {want!r}."
