@@ -8,6 +8,7 @@ levels need).
     python benchmarks/oa_size.py                 # every online assessment (llm-infra-oa*)
     python benchmarks/oa_size.py llm-infra-oa-2  # one exam, or several, by name
     python benchmarks/oa_size.py llm-infra-full
+    python benchmarks/oa_size.py --series        # every mock assessment (llm-infra-oa, -2, -3, ...)
 
 Goals for an online-assessment question (docs/KATA_STANDARD.md): at most ~1,000 prose words and ~120 lines of
 reference code; at most 4,000 prose words for the exam.
@@ -85,6 +86,12 @@ def main(argv: list[str]) -> int:
 
     wb = Workbook.find(ROOT)
     names = argv or [e.name for e in wb.exams() if e.name.startswith(OA_PREFIX)]
+    if argv == ["--series"]:  # the default exam and the others of its series
+        from kata.catalog import DEFAULT_EXAM
+        from kata.session import exam_series
+
+        (members,) = [m for m in exam_series(wb.exams()) if DEFAULT_EXAM in [e.name for e in m]]
+        names = [e.name for e in members]
     for i, name in enumerate(names):
         if i:
             print()

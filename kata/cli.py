@@ -359,7 +359,7 @@ def init(directory: Path = typer.Argument(..., help="A new (or empty) folder for
 @handled
 def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the katas and exams, with your best score so far."""
-    from kata.session import open_store
+    from kata.session import exam_series, open_store, series_name
 
     wb = workbook()
     katas, exams = wb.katas(), wb.exams()
@@ -370,7 +370,7 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
                        "minutes": k.minutes, "levels": len(k.levels), "points": k.points,
                        "tags": list(k.tags), "best": best.get(k.slug, (None,))[0]} for k in katas],
             "exams": [{"name": e.name, "title": e.title, "minutes": e.minutes,
-                       "katas": list(e.katas)} for e in exams],
+                       "katas": list(e.katas), "series": series_name(e.name)} for e in exams],
         })
         return
     from rich.table import Table
@@ -391,10 +391,15 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     table.add_column("title", ratio=1)
     table.add_column("min", no_wrap=True)
     table.add_column("questions", ratio=1)
-    for e in exams:
-        table.add_row(e.name, e.title, str(e.minutes),
-                      ", ".join(f"{q.kata} L{q.levels[0]}" + (f"-{q.levels[-1]}" if len(q.levels) > 1 else "")
-                                for q in e.questions))
+    for members in exam_series(exams):  # a series (llm-infra-oa, -2, -3) stays together
+        if len(members) > 1 and table.row_count:
+            table.add_section()
+        for e in members:
+            table.add_row(e.name, e.title, str(e.minutes),
+                          ", ".join(f"{q.kata} L{q.levels[0]}" + (f"-{q.levels[-1]}" if len(q.levels) > 1 else "")
+                                    for q in e.questions))
+        if len(members) > 1:
+            table.add_section()
     out().print(table)
 
 
@@ -814,16 +819,21 @@ def _print_hunt(con, h: dict, clock) -> None:
 def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Your best score per kata, its score session by session, and your fastest time per level."""
     from kata import session
-    from kata.views import progress_lines
+    from kata.views import assessment_lines, progress_lines
 
     rows = session.progress(workbook())
+    assessments = session.assessment_progress(workbook())  # the mocks of a series, side by side
     if as_json:
         emit_json({"katas": [{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
                     "sessions": [{"session": sid, "points_earned": pts} for sid, pts in r.per_session],
                     "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()},
-                    "other_suite_sessions": r.other_suite, "hunts": r.hunts} for r in rows]})
+                    "other_suite_sessions": r.other_suite, "hunts": r.hunts} for r in rows],
+                    "assessments": [[{"exam": b.exam.name, "points_possible": b.points_possible,
+                                      "best": b.best, "sessions": b.sessions} for b in row]
+                                    for row in assessments]})
         return
     progress_lines(rows)
+    assessment_lines(assessments)
 
 
 @app.command()

@@ -802,3 +802,56 @@ def regrade_session(wb: Workbook, session_id: int, progress=None) -> list[Regrad
                                    auto=sub.auto, suite_version=version, regrade_of=sub.id, points=points)
         done.append(Regraded(sub.slug, sub, new))
     return done
+
+
+# --- exam series: assessments taken side by side --------------------------------
+
+
+def series_name(exam_name: str) -> str:
+    """The series an exam belongs to: its name without a trailing `-<number>`.
+
+    Example: 'llm-infra-oa-3' -> 'llm-infra-oa'; 'llm-infra-oa' -> 'llm-infra-oa'; 'warm-up' -> 'warm-up'.
+    """
+    head, _, tail = exam_name.rpartition("-")
+    return head if head and tail.isdigit() else exam_name
+
+
+def exam_series(exams: list[Exam]) -> list[list[Exam]]:
+    """Exams grouped by series, in the order each series first appears; inside a series the base
+    exam first, then by number (so '-10' comes after '-3'). A lone exam is a series of one."""
+    groups: dict[str, list[Exam]] = {}
+    for e in exams:
+        groups.setdefault(series_name(e.name), []).append(e)
+
+    def number(e: Exam) -> int:
+        return 0 if series_name(e.name) == e.name else int(e.name.rpartition("-")[2])
+
+    return [sorted(members, key=number) for members in groups.values()]
+
+
+@dataclass
+class ExamBest:
+    exam: Exam
+    points_possible: float
+    best: float | None  # the best official score of a session of this exam; None if never taken
+    sessions: int
+
+
+def assessment_progress(wb: Workbook) -> list[list[ExamBest]]:
+    """For every series of more than one exam (the mock assessments): each exam's best session
+    score, so that attempts at different mocks can be compared side by side."""
+    by_exam: dict[str, list[float]] = {}
+    for row in history(wb):
+        if row.session.kind == "exam":
+            by_exam.setdefault(row.session.name, []).append(row.points_earned)
+    out = []
+    for members in exam_series(wb.exams()):
+        if len(members) < 2:
+            continue
+        row = []
+        for e in members:
+            scores = by_exam.get(e.name, [])
+            possible = sum(_question_points(wb, q)[1] for q in e.questions)
+            row.append(ExamBest(e, possible, max(scores) if scores else None, len(scores)))
+        out.append(row)
+    return out

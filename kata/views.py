@@ -309,6 +309,24 @@ def progress_lines(rows) -> None:
         say("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.", markup=False)
 
 
+def assessment_lines(series) -> None:
+    """The mock assessments side by side, one table per series: a column per exam with its best
+    session score and how many sessions took it. `series` is session.assessment_progress()."""
+    if not series:
+        return
+    out = console()
+    out.print("Mock assessments, best score per exam:", markup=False, highlight=False)
+    for row in series:
+        table = Table(show_edge=False)
+        table.add_column("", no_wrap=True)
+        for b in row:
+            table.add_column(b.exam.name, no_wrap=True)
+        table.add_row("best", *(f"{b.best:g}/{b.points_possible:g} ({100 * b.best / (b.points_possible or 1):.0f}%)"
+                                if b.best is not None else f"-/{b.points_possible:g}" for b in row))
+        table.add_row("sessions", *(str(b.sessions) for b in row))
+        out.print(table)
+
+
 def deadline_warning(remaining: float) -> str:
     """The warning for the last 10, 5 and 1 minute(s); '' before that."""
     for limit, text in ((60, "under 1 minute left: submit what you have"),

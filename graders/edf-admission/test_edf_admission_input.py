@@ -1,0 +1,122 @@
+"""Hidden suite, level 1: invalid input, the order in which it is reported, and result types."""
+
+import pytest
+from edf_admission_oracle import check, expect_value_error
+
+
+def _expect(impl, specs, word):
+    jobs = [impl.Job(*spec) if isinstance(spec, tuple) else spec for spec in specs]
+    expect_value_error(lambda: impl.schedule(jobs), word, f"schedule({specs!r})")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("jobs that is not a list (a tuple, None) raises ValueError naming jobs")
+@pytest.mark.parametrize("bad", [(), None, "jobs"], ids=["tuple", "None", "str"])
+def test_jobs_not_a_list(impl, bad):
+    expect_value_error(lambda: impl.schedule(bad), "jobs", f"schedule({bad!r})")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("an element that is not a Job raises ValueError naming jobs")
+def test_element_not_a_job(impl):
+    _expect(impl, [("a", 0, 1, 5), 42], "jobs")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("an id that is not a str raises ValueError naming id")
+@pytest.mark.parametrize("bad", [1, None, b"a"], ids=["int", "None", "bytes"])
+def test_bad_id(impl, bad):
+    _expect(impl, [(bad, 0, 1, 5)], "id")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("arrival negative or not an int (bool, float, str, None) raises ValueError naming arrival")
+@pytest.mark.parametrize("bad", [-1, True, 1.0, "1", None])
+def test_bad_arrival(impl, bad):
+    _expect(impl, [("a", bad, 1, 5)], "arrival")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("duration below 1 or not an int raises ValueError naming duration")
+@pytest.mark.parametrize("bad", [0, -2, True, 2.0, "2", None])
+def test_bad_duration(impl, bad):
+    _expect(impl, [("a", 0, bad, 5)], "duration")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("deadline negative or not an int raises ValueError naming deadline")
+@pytest.mark.parametrize("bad", [-1, False, 5.0, "5", None])
+def test_bad_deadline(impl, bad):
+    _expect(impl, [("a", 0, 1, bad)], "deadline")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a duplicate id raises ValueError naming id, even when the first holder is too_late")
+def test_duplicate_id(impl):
+    _expect(impl, [("a", 0, 9, 1), ("b", 0, 1, 5), ("a", 3, 1, 9)], "id")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("within a job: id before arrival")
+def test_order_id_before_arrival(impl):
+    _expect(impl, [(7, -1, 1, 5)], "id")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("within a job: arrival before duration")
+def test_order_arrival_before_duration(impl):
+    _expect(impl, [("a", None, 0, 5)], "arrival")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("within a job: duration before deadline")
+def test_order_duration_before_deadline(impl):
+    _expect(impl, [("a", 0, 0, -1)], "duration")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a bad duration on a job before a duplicate id is reported as duration")
+def test_order_bad_field_before_duplicate(impl):
+    _expect(impl, [("a", 0, 1, 5), ("b", 0, 0, 5), ("a", 1, 1, 5)], "duration")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a duplicate id before a job with a bad deadline is reported as id")
+def test_order_duplicate_before_bad_field(impl):
+    _expect(impl, [("a", 0, 1, 5), ("a", 1, 1, 5), ("b", 0, 1, -3)], "id")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("errors follow list order, not arrival order: a bad deadline on an early-listed late arrival wins")
+def test_order_list_not_arrival(impl):
+    _expect(impl, [("late", 9, 1, -1), ("early", 0, 0, 5)], "deadline")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a bad field on the last of many jobs is still found before anything is returned")
+def test_bad_field_late_in_list(impl):
+    specs = [(f"j{i}", i, 1, i + 1) for i in range(50)] + [("last", 60, 1, None)]
+    _expect(impl, specs, "deadline")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("result types: finish values are ints, rejected values strs, timeline entries (int, int, str) tuples")
+def test_result_types(impl):
+    got = impl.schedule([impl.Job("a", 0, 2, 5), impl.Job("b", 0, 9, 1)])
+    check((got.finish, got.rejected, got.timeline), ({"a": 2}, {"b": "too_late"}, [(0, 2, "a")]),
+          "schedule([Job('a', 0, 2, 5), Job('b', 0, 9, 1)])")

@@ -1,0 +1,198 @@
+"""Shared helpers of the kv-block-allocator hidden suite: a slow model written from PROMPT.md, the
+reference loaded for side-by-side timing, and small assertion helpers.
+
+`Model` shares no code with the reference: it keeps only the block tables and token counts, and
+derives everything else from them on every call (a block's count is the number of live tables that
+hold it; the free blocks are those with count 0; the next block is the smallest free id). Slow and
+obviously right, for the property tests.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import resource
+import signal
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from kata.strict import same
+
+
+class ModelOutOfBlocks(Exception):
+    pass
+
+
+class Model:
+    def __init__(self, num_blocks: int, block_size: int):
+        self.n, self.size = num_blocks, block_size
+        self.tables: dict[int, list[int]] = {}
+        self.tokens: dict[int, int] = {}
+
+    def count(self, block: int) -> int:
+        return sum(table.count(block) for table in self.tables.values())
+
+    def free_ids(self) -> list[int]:
+        return [b for b in range(self.n) if self.count(b) == 0]
+
+    def allocate(self, seq, num_tokens):
+        if seq in self.tables:
+            raise ValueError("seq_id")
+        need = 0
+        while need * self.size < num_tokens:
+            need += 1
+        free = self.free_ids()
+        if need > len(free):
+            raise ModelOutOfBlocks()
+        self.tables[seq] = free[:need]
+        self.tokens[seq] = num_tokens
+        return list(self.tables[seq])
+
+    def fork(self, parent, child):
+        if parent not in self.tables:
+            raise KeyError(parent)
+        if child in self.tables:
+            raise ValueError("child_id")
+        self.tables[child] = list(self.tables[parent])
+        self.tokens[child] = self.tokens[parent]
+        return list(self.tables[child])
+
+    def append(self, seq):
+        if seq not in self.tables:
+            raise KeyError(seq)
+        table, tokens = self.tables[seq], self.tokens[seq]
+        last_is_full = len(table) * self.size == tokens
+        shared = self.count(table[-1]) > 1
+        result = None
+        if last_is_full or shared:
+            free = self.free_ids()
+            if not free:
+                raise ModelOutOfBlocks()
+            if last_is_full:
+                table.append(free[0])
+            else:
+                result = (table[-1], free[0])
+                table[-1] = free[0]
+        self.tokens[seq] = tokens + 1
+        return result
+
+    def free(self, seq):
+        if seq not in self.tables:
+            raise KeyError(seq)
+        table = self.tables.pop(seq)
+        del self.tokens[seq]
+        return [b for b in table if self.count(b) == 0]
+
+    def snapshot(self):
+        return {"tables": {s: list(t) for s, t in sorted(self.tables.items())},
+                "tokens": dict(sorted(self.tokens.items())),
+                "counts": [self.count(b) for b in range(self.n)],
+                "free": len(self.free_ids())}
+
+
+def snapshot(alloc, seq_ids, num_blocks):
+    """The same view of an implementation, read through its inspection methods."""
+    live = [s for s in seq_ids]
+    return {"tables": {s: alloc.block_table(s) for s in live},
+            "tokens": {s: alloc.num_tokens(s) for s in live},
+            "counts": [alloc.ref_count(b) for b in range(num_blocks)],
+            "free": alloc.num_free_blocks()}
+
+
+def outcome(fn):
+    """('ok', value) or ('raise', kind) with kind one of ValueError, KeyError, OutOfBlocks, or the
+    unexpected exception's type name."""
+    try:
+        return ("ok", fn())
+    except KeyError:
+        return ("raise", "KeyError")
+    except ValueError:
+        return ("raise", "ValueError")
+    except Exception as exc:  # noqa: BLE001 - OutOfBlocks of either module, or a learner's mistake
+        name = type(exc).__name__
+        return ("raise", "OutOfBlocks" if name in ("OutOfBlocks", "ModelOutOfBlocks") else name)
+
+
+def expect_raise(fn, kind, word: str | None, call: str) -> None:
+    """fn() raises `kind` (ValueError, KeyError or the implementation's OutOfBlocks), and for a
+    ValueError its message contains `word`."""
+    __tracebackhide__ = True
+    try:
+        got = fn()
+    except kind as exc:
+        if word is not None:
+            assert word in str(exc), (f"Called {call}. Raised {kind.__name__}({str(exc)!r}), expected "
+                                      f"its message to contain {word!r}.")
+        return
+    except Exception as exc:  # noqa: BLE001
+        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected {kind.__name__}"
+                    + (f" naming {word!r}." if word else "."), pytrace=False)
+    pytest.fail(f"Called {call}. Returned {got!r}, expected {kind.__name__}"
+                + (f" naming {word!r}." if word else "."), pytrace=False)
+
+
+def check(got, expected, call: str) -> None:
+    __tracebackhide__ = True
+    assert same(got, expected), f"Called {call}. Returned {got!r}, expected {expected!r}."
+
+
+# --- the reference, for side-by-side timing -------------------------------------
+
+SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "kv-block-allocator.py"
+_reference_module = []  # loaded once
+
+
+def reference():
+    """The reference solution, imported under its own module name (not the learner's)."""
+    if not _reference_module:
+        spec = importlib.util.spec_from_file_location("block_allocator_reference", SOLUTION)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        _reference_module.append(module)
+    return _reference_module[0]
+
+
+class TooSlow(BaseException):
+    """Raised inside the implementation once it runs past its CPU budget (a BaseException, so a
+    bare `except Exception` in the implementation cannot swallow it)."""
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+@contextmanager
+def _cpu_budget(seconds: float):
+    def on_prof(signum, frame):
+        raise TooSlow()
+
+    old = signal.signal(signal.SIGPROF, on_prof)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
+
+
+def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5):
+    """Run the reference, then the implementation with a CPU budget of factor x the reference's
+    CPU time (at least `floor` seconds). Returns (the implementation's result, the reference's)."""
+    start = _cpu()
+    ref_result = ref_fn()
+    budget = max(factor * (_cpu() - start), floor)
+    start = _cpu()
+    try:
+        with _cpu_budget(budget):
+            result = impl_fn()
+    except TooSlow:
+        raise AssertionError(f"Called {call}. Still running after {budget:.2f} s of CPU time, expected "
+                             f"it within {factor:g}x the reference's time: is a free block found by a "
+                             f"scan of the pool, or counted by one?") from None
+    used = _cpu() - start
+    assert used <= budget, f"Called {call}. Took {used:.2f} s of CPU time, expected at most {budget:.2f} s."
+    return result, ref_result

@@ -1,0 +1,39 @@
+"""Deadline scheduler with admission control: your solution goes here. Read PROMPT.md first.
+
+Standard library only. One preemptive server runs the admitted job with the earliest deadline; a
+job is admitted on arrival only if every admitted job (itself included) can still meet its deadline.
+
+Example:
+    schedule([Job("A", 0, 4, 10), Job("B", 1, 2, 4)])
+    -> Schedule(finish={"A": 6, "B": 3}, rejected={},
+                timeline=[(0, 1, "A"), (1, 3, "B"), (3, 6, "A")])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Job:
+    id: str
+    arrival: int    # when it arrives, >= 0
+    duration: int   # units of work, >= 1; the server does one unit per time unit
+    deadline: int   # it must finish at a time <= deadline, >= 0
+
+
+@dataclass
+class Schedule:
+    finish: dict[str, int]                 # every admitted job -> the time its last unit of work ends
+    rejected: dict[str, str]               # every rejected job -> "too_late" or "overload"
+    timeline: list[tuple[int, int, str]]   # (start, end, job id) stretches, in time order
+
+
+def schedule(jobs: list[Job]) -> Schedule:
+    """Simulate preemptive EDF with admission control (see PROMPT.md for every rule).
+
+    EDF order: (deadline, arrival, id). Jobs are considered in (arrival, list position) order.
+    Raises ValueError naming jobs, id, arrival, duration or deadline for invalid input.
+    """
+    # TODO
+    raise NotImplementedError
