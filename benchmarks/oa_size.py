@@ -8,7 +8,7 @@ levels need).
     python benchmarks/oa_size.py                 # the default exam
     python benchmarks/oa_size.py llm-infra-full
 
-Goals for an online-assessment question (KATAS.md): at most ~1,000 prose words and ~120 lines of
+Goals for an online-assessment question (docs/KATA_STANDARD.md): at most ~1,000 prose words and ~120 lines of
 reference code; at most 4,000 prose words for the exam.
 """
 

@@ -5,7 +5,7 @@ Each loader rejects unknown keys, missing keys and wrong types with a one-line
 `CatalogError` that names the file, the key and what to do about it; nothing in
 this module ever lets a user's typo surface as a traceback.
 
-Layout of a workbook (see DESIGN.md):
+Layout of a workbook (see docs/ARCHITECTURE.md):
 
     katas/<slug>/kata.toml, PROMPT.md, <module>.py (the stub), test_visible.py
     solutions/<slug>.py      reference solution
@@ -404,6 +404,31 @@ def _looks_like_workbook(path: Path) -> bool:
     return (path / "katas").is_dir()
 
 
+# what a workbook holds, relative to its root: `kata init` copies these, a wheel ships them
+CONTENT = ("katas", "solutions", "graders", "exams", "tests/bugs")
+
+
+def packaged_content() -> Path:
+    """Where a wheel keeps the workbook's content: kata/_content/ inside the installed package."""
+    return Path(__file__).resolve().parent / "_content"
+
+
+def content_root() -> Path | None:
+    """The katas this installation carries: kata/_content/ in a wheel; in an editable install, the
+    clone it was installed from (a clone is a workbook). None when neither has katas/."""
+    for candidate in (packaged_content(), Path(__file__).resolve().parent.parent):
+        if _looks_like_workbook(candidate):
+            return candidate
+    return None
+
+
+def user_state_dir() -> Path:
+    """The platform's user state folder for kata (~/.local/state/kata-workbook on Linux)."""
+    from platformdirs import user_state_path
+
+    return user_state_path("kata-workbook", appauthor=False)
+
+
 @dataclass
 class Workbook:
     """A directory holding katas/, solutions/, graders/ and exams/, plus where its state lives."""
@@ -414,7 +439,11 @@ class Workbook:
     @classmethod
     def find(cls, explicit: str | os.PathLike | None = None) -> "Workbook":
         """--workbook PATH, else $KATA_WORKBOOK, else the nearest folder up from here with a
-        katas/ folder, else the workbook this package was installed from."""
+        katas/ folder, else the katas this package was installed with (see content_root).
+
+        State (workspace/ and .kata/) lives in $KATA_STATE_DIR if set, else in the workbook; when
+        the workbook is the installed package's own content, in the platform's user state folder
+        (never under site-packages)."""
         candidate = explicit or os.environ.get(WORKBOOK_ENV)
         if candidate:
             root = Path(candidate).expanduser().resolve()
@@ -422,21 +451,22 @@ class Workbook:
                 src = "--workbook" if explicit else f"${WORKBOOK_ENV}"
                 raise CatalogError(f"{src} {root}: no katas/ folder there: point it at a workbook")
         else:
-            root = None
             here = Path.cwd().resolve()
-            for path in (here, *here.parents):
-                if _looks_like_workbook(path):
-                    root = path
-                    break
-            if root is None:
-                installed = Path(__file__).resolve().parent.parent
-                if not _looks_like_workbook(installed):
-                    raise CatalogError(
-                        "no workbook found (a folder with katas/): run inside one or pass --workbook PATH"
-                    )
-                root = installed
+            found = next((p for p in (here, *here.parents) if _looks_like_workbook(p)), None)
+            content = found or content_root()
+            if content is None:
+                raise CatalogError(
+                    "no workbook found (a folder with katas/): run `kata init DIR` to make one, "
+                    "or pass --workbook PATH"
+                )
+            root = content
         state = os.environ.get(STATE_ENV)
-        state_dir = Path(state).expanduser().resolve() if state else root
+        if state:
+            state_dir = Path(state).expanduser().resolve()
+        elif root == packaged_content():
+            state_dir = user_state_dir()
+        else:
+            state_dir = root
         return cls(root=root, state_dir=state_dir)
 
     # where the learner's files and the store live
@@ -458,8 +488,8 @@ class Workbook:
 
     def kata(self, slug: str) -> Kata:
         if not SLUG_RE.match(slug) or not (self.root / "katas" / slug / "kata.toml").is_file():
-            known = ", ".join(self.slugs()) or "none"
-            raise CatalogError(f"unknown kata '{slug}'.{did_you_mean(slug, self.slugs())} Known katas: {known}")
+            hint = did_you_mean(slug, self.slugs()) or " `kata list` shows the katas."
+            raise CatalogError(f"unknown kata '{slug}'.{hint}")
         return load_kata(self.root, slug)
 
     def katas(self) -> list[Kata]:

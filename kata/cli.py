@@ -11,13 +11,54 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
+import typer.core
+
+
+
+class KataGroup(typer.core.TyperGroup):
+    """The top-level command group: every usage error (Click's own included: an unknown command
+    or option, a missing argument, a bad value) becomes one `error:` line on stderr, exit 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        click = _click_exceptions()
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.NoArgsIsHelpError as exc:  # plain `kata`: the help, not an error
+            typer.echo(exc.ctx.get_help())
+            code = 0
+        except click.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else "kata"
+            usage_error(f"{exc.format_message()} (see `{where} -h`)")
+            code = 2
+        except click.ClickException as exc:
+            usage_error(exc.format_message())
+            code = exc.exit_code
+        except click.Abort:
+            usage_error("interrupted")
+            code = 130
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _click_exceptions():
+    """Click's exception classes (Typer vendors its own Click; older Typers use click itself)."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # pragma: no cover - a Typer that does not vendor Click
+        from click import exceptions
+    return exceptions
+
 
 app = typer.Typer(
     help="Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.",
+    cls=KataGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
     add_completion=True,
     rich_markup_mode=None,
@@ -60,12 +101,25 @@ def full_only(*args, **kwargs):
     return app.command(*args, **kwargs)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"kata {version('kata-workbook')}")
+        except PackageNotFoundError:  # pragma: no cover - run from a tree that was never installed
+            typer.echo("kata (not installed)")
+        raise typer.Exit()
+
+
 @app.callback()
 def main(
     workbook: Optional[Path] = typer.Option(
         None, "--workbook", envvar="KATA_WORKBOOK",
         help="A workbook folder (katas/, solutions/, graders/, exams/) to use instead of this one.",
     ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print kata's version and exit."),
 ) -> None:
     """Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.
 
@@ -78,8 +132,22 @@ def main(
 # --- plumbing ---------------------------------------------------------------
 
 
+def usage_error(message: str) -> None:
+    """One `error:` line on stderr (see kata.output.error)."""
+    from kata.output import error
+
+    error(message)
+
+
+def say(text: str, markup: bool = False, err: bool = False) -> None:
+    """Prose on the screen, wrapped at spaces, never inside a word (see kata.output.say)."""
+    from kata.output import say as write
+
+    write(text, markup=markup, err=err)
+
+
 def fail(message: str, code: int = 2):
-    typer.echo(f"error: {message}", err=True)
+    usage_error(message)
     raise typer.Exit(code)
 
 
@@ -128,28 +196,35 @@ def workbook(settle: bool = True):
 
 @contextlib.contextmanager
 def grading_progress(quiet: bool, what: str):
-    """A progress bar (tests done / total, current level) on a terminal; one quiet line on stderr
-    otherwise; nothing at all for --json. Yields a factory: kata -> on_progress callback."""
+    """Progress of a grading run on stderr, from the harness's own counts: on a terminal a bar
+    (tests done / total, the current level; the count shows once the harness knows the total);
+    otherwise one line per kata; nothing at all for --json. Yields a factory: kata -> on_progress
+    callback (kata.grading's on_progress(done, total, level))."""
     if quiet:
         yield None
         return
-    if not _interactive():
+    from kata.output import console, say
+
+    err = console(err=True)
+    if not err.is_terminal:
         def plain(kata):
-            typer.echo(f"grading {kata.slug} ({what})...", err=True)
+            say(f"grading {kata.slug} ({what})...", err=True)
             return None
 
         yield plain
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import BarColumn, Progress, TextColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=out(), transient=True) as bar:
+    # the count column stays empty until the harness has collected the tests: never "0/?"
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"),
+                  console=err, transient=True) as bar:
         def factory(kata):
-            task = bar.add_task(f"{kata.slug} ({what})", total=None)
+            task = bar.add_task(f"{kata.slug} ({what}): starting", total=None, count="")
 
             def on_progress(done, total, level):
-                bar.update(task, completed=done, total=total,
-                           description=f"{kata.slug} ({what}), level {level}")
+                where = f", level {level}" if level is not None else ""
+                bar.update(task, completed=min(done, total), total=total, count=f"{done}/{total}",
+                           description=f"{kata.slug} ({what}){where}")
 
             return on_progress
 
@@ -171,8 +246,7 @@ def clock_line(wb, slug: str | None = None) -> None:
         where = f", Q{s.katas.index(slug) + 1} {slug}"
     warning = deadline_warning(remaining)
     warn = f" ({warning})" if warning else ""
-    out().print(f"[bold]Session {s.id}[/] ({s.name}{where}): {clock(remaining)} left{warn}",
-                highlight=False)
+    say(f"[bold]Session {s.id}[/] ({s.name}{where}): {clock(remaining)} left{warn}", markup=True)
 
 
 def _settle(wb) -> None:
@@ -185,14 +259,20 @@ def _settle(wb) -> None:
     if not (wb.kata_dir / "kata.db").exists():
         return
     try:
-        settled = session.settle(wb)
+        with grading_progress(False, "auto-submit") as progress:
+            def announce(kata):  # before each grading: the clock ran out, this is why we wait
+                say(f"The clock ran out: auto-submitting {kata.slug}, the last version saved "
+                    "before the deadline...", err=True)
+                return progress(kata)
+
+            settled = session.settle(wb, announce)
     except (StoreError, sqlite3.DatabaseError):
         return  # a damaged store: the command itself reports it (and `kata doctor` mends it)
     for a in settled:
         sub = a.submission
-        typer.echo(f"Session {a.session.id} ({a.session.name}) ran out: auto-submitted {a.kata.slug}, "
-                   f"the version saved at {clock(a.saved_at - a.session.started_at)}: "
-                   f"{sub.points_earned:g}/{sub.points_possible:g} points.", err=True)
+        say(f"Session {a.session.id} ({a.session.name}) ran out: auto-submitted {a.kata.slug}, "
+            f"the version saved at {clock(a.saved_at - a.session.started_at)}: "
+            f"{sub.points_earned:g}/{sub.points_possible:g} points.", err=True)
 
 
 def _interactive() -> bool:
@@ -202,10 +282,14 @@ def _interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def emit_json(data) -> None:
+JSON_VERSION = 1  # the shape of every --json output (docs/FORMATS.md); bumped on a breaking change
+
+
+def emit_json(data: dict) -> None:
+    """Every --json output is one object whose first field is `version` (docs/FORMATS.md)."""
     import json
 
-    typer.echo(json.dumps(data, indent=2, default=str))
+    typer.echo(json.dumps({"version": JSON_VERSION, **data}, indent=2, default=str))
 
 
 def out():
@@ -215,12 +299,26 @@ def out():
 
 
 def _rel(wb, path: Path) -> str:
-    for base in (wb.state_dir, wb.root, Path.cwd()):
-        try:
-            return str(path.resolve().relative_to(base.resolve()))
-        except ValueError:
-            continue
-    return str(path)
+    """A path as the user can type it from here: relative to the current folder when under it,
+    else absolute (a state folder elsewhere, KATA_STATE_DIR, is named in full)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())
+
+
+# --- a workbook of your own --------------------------------------------------
+
+
+@app.command()
+@handled
+def init(directory: Path = typer.Argument(..., help="A new (or empty) folder for the workbook.")) -> None:
+    """Make a workbook folder to practise in, from the katas kata was installed with."""
+    from kata.init import init_workbook
+
+    target = init_workbook(directory)
+    say(f"Made a workbook in {target}.")
+    say(f"Next: cd {directory} && kata start")
 
 
 # --- browsing ---------------------------------------------------------------
@@ -285,10 +383,12 @@ def show(
     if as_json:
         emit_json({"kata": kata.slug, "levels": v.levels, "markdown": markdown})
         return
-    clock_line(wb, kata.slug)
+    from kata.output import paged
     from kata.views import print_markdown
 
-    print_markdown(markdown)
+    with paged():
+        clock_line(wb, kata.slug)
+        print_markdown(markdown)
 
 
 # --- a session --------------------------------------------------------------
@@ -313,29 +413,34 @@ def start(
 
     wb = workbook()
     planned = session.plan(wb, target, minutes, reveal)
-    con = out()
+    live = session.live_session(wb)
+    if live is not None and not abandon:  # refused before the briefing, not after it
+        fail(session.still_live_message(live, session.now()))
     briefing(planned, bundle=IN_BUNDLE or wb.is_student_bundle)
     if not yes and _interactive():
-        if not typer.confirm("Start the clock now?", default=True):
-            typer.echo("Not started; nothing was changed.")
+        question = "Start the clock now?"
+        if live is not None:
+            question = f"Abandon session {live.id} ({live.name}) and start the clock now?"
+        if not confirm(question):
+            say("Not started; nothing was changed.")
             return
     started = session.start(wb, target, abandon=abandon, planned=planned)
     s = started.session
     if started.abandoned:
-        con.print(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).")
-    con.print(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question(s), "
-              f"{clock(s.deadline - s.started_at)} on the clock.")
+        say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
+    say(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question(s), "
+        f"{clock(s.deadline - s.started_at)} on the clock.", markup=True)
     for i, (p, q) in enumerate(zip(started.prepared, started.questions), start=1):
-        con.print(f"  Q{i}. {p.kata.title} ({p.kata.slug})")
-        con.print(f"      edit {_rel(wb, p.path)}", markup=False)
+        say(f"  Q{i}. {p.kata.title} ({p.kata.slug})", markup=True)
+        say(f"      edit {_rel(wb, p.path)}", markup=False)
         if p.archived:
-            con.print(f"      your previous {p.path.name} was archived to {_rel(wb, p.archived)}")
+            say(f"      your previous {p.path.name} was archived to {_rel(wb, p.archived)}", markup=True)
     if IN_BUNDLE or wb.is_student_bundle:
-        con.print("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
-                  "`kata status` shows the clock. Hand in your workspace/ files when time is up.")
+        say("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
+            "`kata status` shows the clock. Hand in your workspace/ files when time is up.", markup=True)
     else:
-        con.print("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
-                  "grade with `kata submit SLUG`; `kata status` shows the clock.")
+        say("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
+            "grade with `kata submit SLUG`; `kata status` shows the clock.", markup=True)
 
 
 @app.command()
@@ -356,7 +461,7 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         })
         return
     if s is None:
-        typer.echo("No live session. Start one with `kata start` (see `kata list`).")
+        say("No live session. Start one with `kata start` (see `kata list`).")
         return
     from kata.views import levels_label
 
@@ -367,7 +472,7 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         hid = f"hidden {r.hidden[0]:g}/{r.hidden[1]:g} pts" if r.hidden else "not submitted"
         lv = levels_label(r.levels, r.levels_open)
         missing = "" if r.exists else " [red](file missing)[/]"
-        con.print(f"  Q{i}. {r.slug:<24} {lv:<10} {vis:<14} {hid}{missing}")
+        say(f"  Q{i}. {r.slug:<24} {lv:<10} {vis:<14} {hid}{missing}", markup=True)
 
 
 @app.command()
@@ -378,6 +483,8 @@ def check(
     all_: bool = typer.Option(False, "--all", help="Every test, and every failure in full."),
     failed: bool = typer.Option(False, "--failed", help="Every failing test in full, no passes."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+                                             help="Also write JUnit XML (a suite per kata, file and line per test)."),
 ) -> None:
     """Run the visible tests on your workspace file: a summary per level and the first failures in
     full (--failed: every failure; --all: everything)."""
@@ -390,14 +497,19 @@ def check(
         clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "visible tests") as progress:
         graded = session.check(wb, katas, progress)
+    if junit_xml is not None:
+        from kata.formats import write_junit
+
+        write_junit([(g.kata, g.result) for g in graded], junit_xml)
     if as_json:
-        emit_json([{"kata": g.kata.slug, **g.result.to_json()} for g in graded])
+        emit_json({"results": [{"kata": g.kata.slug, **g.result.to_json()} for g in graded]})
     else:
-        long_output = (all_ or failed) and _interactive()
-        with (out().pager(styles=True) if long_output else contextlib.nullcontext()):
+        from kata.output import paged
+
+        with paged():
             for g in graded:
-                out().print(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
-                            f"{g.result.passed}/{len(g.result.tests)} pass")
+                say(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
+                    f"{g.result.passed}/{len(g.result.tests)} pass", markup=True)
                 check_report(g.result, mode="all" if all_ else "failed" if failed else "summary")
     if any(g.result.status != "pass" for g in graded):
         raise typer.Exit(1)
@@ -406,21 +518,31 @@ def check(
 @full_only()
 @handled
 def submit(
-    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one).",
+    slug: Optional[str] = typer.Argument(None, help="The kata (default: every question of the live session).",
                                          autocompletion=complete_slug),
-    all_: bool = typer.Option(False, "--all", help="Submit every kata of the live session."),
+    all_: bool = typer.Option(False, "--all", help="Submit every kata of the live session (the default)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+                                             help="Also write JUnit XML (a suite per kata, file and line per test)."),
 ) -> None:
-    """Grade your workspace file on the hidden suite and record the submission."""
+    """Grade your workspace file on the hidden suite and record the submission.
+
+    Without a SLUG, every question of the live session, as `kata check` does."""
     from kata import session
     from kata.views import level_table, test_lines
 
     wb = workbook()
-    katas = session.pick_katas(wb, slug, all_)
+    katas = session.pick_katas(wb, slug, all_ or slug is None)
     if not as_json:
         clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "hidden suite") as progress:
         graded = session.submit(wb, katas, progress)
+    if junit_xml is not None:
+        from kata.formats import redacted, write_junit
+
+        # during a session the file shows what this command shows: levels and pass/fail only
+        write_junit([(g.kata, redacted(g.result) if g.session is not None else g.result) for g in graded],
+                    junit_xml)
     if as_json:
         rows = []
         for g in graded:
@@ -430,23 +552,29 @@ def submit(
                 data["tests"] = [{"name": f"hidden test {i}", "status": t["status"],
                                   "task_id": t["task_id"]} for i, t in enumerate(data["tests"], 1)]
             rows.append(data)
-        emit_json(rows)
+        emit_json({"results": rows})
     else:
-        con = out()
-        for g in graded:
-            con.print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
-            if g.result.message:
-                con.print(f"  {g.result.message}", markup=False)
-            if g.session is not None:
-                con.print(f"Recorded for session {g.session.id}. Details open after the session "
-                          "(`kata finish`, then `kata review`).")
-                for lv in g.opened:
-                    con.print(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; "
-                              f"`kata check {g.kata.slug}` runs its examples.")
-            else:
-                test_lines(g.result, reveal=True)
+        from kata.output import paged
+
+        with paged():
+            _print_submitted(graded, level_table, test_lines)
     if any(g.result.status != "pass" for g in graded):
         raise typer.Exit(1)
+
+
+def _print_submitted(graded, level_table, test_lines) -> None:
+    for g in graded:
+        out().print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
+        if g.result.message:
+            say(f"  {g.result.message}", markup=False)
+        if g.session is None:
+            test_lines(g.result, reveal=True)
+            continue
+        say(f"Recorded for session {g.session.id}. Details open after the session "
+            "(`kata finish`, then `kata review`).")
+        for lv in g.opened:
+            say(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; "
+                f"`kata check {g.kata.slug}` runs its examples.", markup=True)
 
 
 @app.command()
@@ -477,33 +605,58 @@ def watch(
 
 @app.command()
 @handled
-def hint(slug: str = typer.Argument(..., help="The kata.", autocompletion=complete_slug)) -> None:
+def hint(slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one).",
+                                              autocompletion=complete_slug)) -> None:
     """Reveal the kata's next hint (recorded; it costs no points)."""
     from kata import session
 
     wb = workbook()
-    kata = wb.kata(slug)
+    kata = session.pick_katas(wb, slug, all_=False)[0]
     clock_line(wb, kata.slug)
     h = session.next_hint(wb, kata)
     if h is None:
-        shown = session.revealed(wb, kata)
-        more = len(kata.hints) - len(shown)
-        typer.echo(f"All {len(shown)} hints of {slug}'s open levels are already revealed"
-                   + (f" (the other {more} belong to levels not open yet)" if more else "") + ":")
+        shown, closed = session.revealed(wb, kata)
+        if not shown:
+            say(f"{kata.slug} has no hint for its open levels"
+                + (f" ({closed} open with later levels)." if closed else "."))
+            return
+        say(f"All {len(shown)} hints of {kata.slug}'s open levels are already revealed"
+            + (f" (the other {closed} belong to levels not open yet)" if closed else "") + ":")
         for old in shown:
-            typer.echo(f"  {old.index + 1}. (level {old.level}) {old.text}")
+            say(f"  {old.number}. (level {old.level}) {old.text}")
         return
-    typer.echo(f"Hint {h.index + 1} of {h.total} (level {h.level}): {h.text}")
+    say(f"Hint {h.number} of {h.total} (level {h.level}): {h.text}")
 
 
 @app.command()
 @handled
-def finish() -> None:
-    """End the live session now; its best submissions stand."""
+def finish(yes: bool = typer.Option(False, "--yes", "-y", help="End it without asking.")) -> None:
+    """End the live session now; its best submissions stand.
+
+    On a terminal it asks first (--yes skips the question): a session cannot be resumed."""
     from kata import session
 
-    s = session.finish(workbook())
-    typer.echo(f"Session {s.id} ({s.name}) finished. See what you missed: `kata review {s.id}`.")
+    wb = workbook()
+    live = session.live_session(wb)
+    if live is not None and not yes and _interactive():
+        left = live.remaining(session.now())
+        from kata.views import clock
+
+        if not confirm(f"End session {live.id} ({live.name}) with {clock(left)} left? "
+                       "It cannot be resumed."):
+            say("Not finished; the clock is still running.")
+            return
+    s = session.finish(wb)
+    say(f"Session {s.id} ({s.name}) finished. See what you missed: `kata review {s.id}`.")
+
+
+def confirm(question: str) -> bool:
+    """Ask a yes/no question on the terminal; only y or yes (any case) is yes: [y/N]."""
+    try:
+        answer = input(f"{question} [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 @app.command()
@@ -536,31 +689,35 @@ def review(
             } for q in rev.questions],
         })
         return
-    con = out()
-    with (con.pager(styles=True) if _interactive() else contextlib.nullcontext()):
-        _print_review(con, rev, clock, level_table, review_lines,
+    from kata.output import paged
+
+    with paged():
+        if rev.live is not None:
+            say(f"Session {rev.live.id} ({rev.live.name}) is live; its review opens after it ends. "
+                f"This is session {rev.session.id}, the last one that ended.")
+        _print_review(out(), rev, clock, level_table, review_lines,
                       "all" if all_ else "failed" if failed else "summary")
 
 
 def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
     s = rev.session
-    con.print(f"[bold]Review of session {s.id}[/] ({s.name}, {s.status}): "
-              f"[bold]{rev.points_earned:g}/{rev.points_possible:g}[/] points")
+    say(f"[bold]Review of session {s.id}[/] ({s.name}, {s.status}): "
+        f"[bold]{rev.points_earned:g}/{rev.points_possible:g}[/] points", markup=True)
     for i, q in enumerate(rev.questions, start=1):
         con.rule(f"Q{i}. {q.title} ({q.slug})")
         if q.result is None:
-            con.print(f"  no submission before the cutoff: 0/{q.points_possible:g}")
+            say(f"  no submission before the cutoff: 0/{q.points_possible:g}", markup=True)
             continue
         spent = ""
         if q.first_activity is not None and q.last_submission is not None:
             spent = (f", made at {clock(q.last_submission)}; worked from {clock(q.first_activity)}")
         auto = " (auto-submitted at the deadline)" if q.submission and q.submission.auto else ""
-        con.print(f"  counted: the best of {q.submissions} submission(s) before the cutoff{spent}{auto}")
+        say(f"  counted: the best of {q.submissions} submission(s) before the cutoff{spent}{auto}", markup=True)
         if q.splits:
-            con.print("  levels passed at: " + ", ".join(f"L{lv} {clock(t)}" for lv, t in q.splits.items())
-                      + f" (of levels {', '.join(map(str, q.levels))})")
+            say("  levels passed at: " + ", ".join(f"L{lv} {clock(t)}" for lv, t in q.splits.items())
+                + f" (of levels {', '.join(map(str, q.levels))})", markup=True)
         if q.submit_times:
-            con.print("  submitted at: " + ", ".join(clock(t) for t in q.submit_times))
+            say("  submitted at: " + ", ".join(clock(t) for t in q.submit_times), markup=True)
         con.print(level_table(q.result, ""))
         review_lines(q.result, mode)
 
@@ -574,9 +731,10 @@ def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
 
     rows = session.progress(workbook())
     if as_json:
-        emit_json([{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
+        emit_json({"katas": [{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
                     "sessions": [{"session": sid, "points_earned": pts} for sid, pts in r.per_session],
-                    "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()}} for r in rows])
+                    "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()},
+                    "other_suite_sessions": r.other_suite} for r in rows]})
         return
     progress_lines(rows)
 
@@ -596,22 +754,22 @@ def snapshots(
     kata = wb.kata(slug)
     snaps = session.open_store(wb).snapshots(None, kata.slug)
     if as_json:
-        emit_json([{"n": i, "saved_at": s.submitted_at, "session": s.session_id, "suite": s.suite,
+        emit_json({"snapshots": [{"n": i, "saved_at": s.submitted_at, "session": s.session_id, "suite": s.suite,
                     "points_earned": s.points_earned, "auto": s.auto, "lines": len(s.code.splitlines())}
-                   for i, s in enumerate(snaps, start=1)])
+                   for i, s in enumerate(snaps, start=1)]})
         return
     if not snaps:
-        typer.echo(f"No snapshots of {slug} yet: every `kata check` and `kata submit` takes one.")
+        say(f"No snapshots of {slug} yet: every `kata check` and `kata submit` takes one.")
         return
     for i, s in enumerate(snaps, start=1):
         what = "submit" if s.suite == "hidden" else "check"
         score = f"{s.points_earned:g}/{s.points_possible:g} pts" if s.suite == "hidden" else \
             f"{sum(t['status'] == 'pass' for t in s.result.get('tests', []))}/{len(s.result.get('tests', []))} visible"
         session_text = f"session {s.session_id}" if s.session_id else "practice"
-        typer.echo(f"  {i:>3}  {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(s.submitted_at))}  "
-                   f"{what:<6} {session_text:<11} {score:<16} {len(s.code.splitlines())} lines"
-                   + ("  (auto)" if s.auto else ""))
-    typer.echo(f"Restore one with `kata restore {slug} N` (your current file is archived first).")
+        say(f"  {i:>3}  {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(s.submitted_at))}  "
+            f"{what:<6} {session_text:<11} {score:<16} {len(s.code.splitlines())} lines"
+            + ("  (auto)" if s.auto else ""))
+    say(f"Restore one with `kata restore {slug} N` (your current file is archived first).")
 
 
 @app.command()
@@ -633,8 +791,8 @@ def restore(
     archived = workspace.archive(wb, [target]) if target.exists() else {}
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(snaps[n - 1].code, encoding="utf-8")
-    typer.echo(f"Restored snapshot {n} of {slug} to {_rel(wb, target)}"
-               + (f"; your previous file is in {_rel(wb, archived[target])}" if archived else "") + ".")
+    say(f"Restored snapshot {n} of {slug} to {_rel(wb, target)}"
+        + (f"; your previous file is in {_rel(wb, archived[target])}" if archived else "") + ".")
 
 
 @app.command()
@@ -648,14 +806,14 @@ def doctor() -> None:
     path = wb.kata_dir / "kata.db"
     r = repair(path, now())
     if r.healthy:
-        typer.echo(f"{_rel(wb, path)}: healthy, nothing to do.")
+        say(f"{_rel(wb, path)}: healthy, nothing to do.")
         return
-    typer.echo(f"{_rel(wb, path)} was damaged: moved to {_rel(wb, r.moved_to)}/ and rebuilt.")
+    say(f"{_rel(wb, path)} was damaged: moved to {_rel(wb, r.moved_to)}/ and rebuilt.")
     for table, count in (r.salvaged or {}).items():
         lost = (r.lost or {}).get(table, 0)
-        typer.echo(f"  {table}: {count} row(s) recovered"
-                   + (", the table could not be read" if lost < 0 else f", {lost} lost" if lost else ""))
-    typer.echo("Your workspace/ files were not touched.")
+        say(f"  {table}: {count} row(s) recovered"
+            + (", the table could not be read" if lost < 0 else f", {lost} lost" if lost else ""))
+    say("Your workspace/ files were not touched.")
 
 
 @app.command()
@@ -670,16 +828,16 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
     rows = session.history(workbook())
     if as_json:
-        emit_json([{"session": r.session.id, "kind": r.session.kind, "name": r.session.name,
+        emit_json({"sessions": [{"session": r.session.id, "kind": r.session.kind, "name": r.session.name,
                     "status": r.session.status, "started_at": r.session.started_at,
                     "points_earned": r.points_earned, "points_possible": r.points_possible,
-                    "auto_submitted": r.auto_submitted,
+                    "auto_submitted": r.auto_submitted, "other_suite": r.other_suite,
                     "level_passed_s": {slug: {str(lv): t for lv, t in sp.items()}
                                        for slug, sp in r.splits.items()}}
-                   for r in rows])
+                   for r in rows]})
         return
     if not rows:
-        typer.echo("No sessions yet. Start one with `kata start`.")
+        say("No sessions yet. Start one with `kata start`.")
         return
     from rich.table import Table
 
@@ -689,9 +847,13 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
     for r in rows:
         s = r.session
         table.add_row(str(s.id), s.name, time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.started_at)),
-                      s.status, f"{r.points_earned:g}/{r.points_possible:g}",
+                      s.status, f"{r.points_earned:g}/{r.points_possible:g}" + ("*" if r.other_suite else ""),
                       splits_text(r.splits) or "-")
     out().print(table)
+    stale = [r.session.id for r in rows if r.other_suite]
+    if stale:
+        say(f"* scored on an older version of a hidden suite: `kata regrade {stale[-1]}` grades "
+            "that session's submissions on today's suite (the old result is kept)")
 
 
 @full_only()
@@ -741,8 +903,8 @@ def validate(
         con = out()
         for r in reports:
             runtime = f", hidden suite {r.hidden_runtime_s:.1f}s on the reference" if r.hidden_runtime_s else ""
-            con.print(f"[bold]{r.slug}[/]: {'[green]OK[/]' if r.ok else '[red]FAILED[/]'} "
-                      f"({r.hidden_tests} hidden tests, {r.bugs} bugs{runtime})")
+            say(f"[bold]{r.slug}[/]: {'[green]OK[/]' if r.ok else '[red]FAILED[/]'} "
+                f"({r.hidden_tests} hidden tests, {r.bugs} bugs{runtime})", markup=True)
             for c in r.checks:
                 con.print(f"  {'[green]ok[/]  ' if c.ok else '[red]FAIL[/]'} {c.name:<14} ", end="")
                 con.print(c.detail, markup=False)
@@ -756,26 +918,26 @@ def _mutants(wb, slugs: list[str], workers: int, as_json: bool) -> None:
     reports = []
     for slug in slugs:
         if not as_json:
-            typer.echo(f"{slug}: mutation testing the reference (this takes a while)...", err=True)
+            say(f"{slug}: mutation testing the reference (this takes a while)...", err=True)
         reports.append(run_mutants(wb.kata(slug), workers))
     if as_json:
-        emit_json([r.to_json() for r in reports])
+        emit_json({"katas": [r.to_json() for r in reports]})
         return
     con = out()
     for r in reports:
         score = "n/a" if r.score is None else f"{r.score:.1%}"
-        con.print(f"[bold]{r.slug}[/]: mutation score {score} ({r.count('killed')} killed of "
-                  f"{r.scored}; {r.count('survived')} survived, {r.count('no tests')} with no test, "
-                  f"{r.count('equivalent')} marked equivalent)")
+        say(f"[bold]{r.slug}[/]: mutation score {score} ({r.count('killed')} killed of "
+            f"{r.scored}; {r.count('survived')} survived, {r.count('no tests')} with no test, "
+            f"{r.count('equivalent')} marked equivalent)", markup=True)
         for m in r.mutants:
             if m.status == "survived":
                 con.rule(f"survived: {m.name}", align="left")
                 con.print(m.diff, markup=False)
         for note in r.stale_marks:
-            con.print(f"[yellow]stale mark in kata.toml:[/] {note}", highlight=False)
+            say(f"[yellow]stale mark in kata.toml:[/] {note}", markup=True)
     if any(r.count("survived") for r in reports):
-        typer.echo("Mark a mutant that cannot be caught in kata.toml: "
-                   "[[equivalent_mutants]] name = \"...\" reason = \"...\"")
+        say("Mark a mutant that cannot be caught in kata.toml: "
+            "[[equivalent_mutants]] name = \"...\" reason = \"...\"")
 
 
 # --- instructors ------------------------------------------------------------
@@ -792,11 +954,11 @@ def new(
 
     wb = workbook()
     files = new_kata(wb, slug, title)
-    typer.echo(f"Created kata '{slug}' from a small worked example:")
+    say(f"Created kata '{slug}' from a small worked example:")
     for f in files:
-        typer.echo(f"  {_rel(wb, f)}")
-    typer.echo(f"Check it is valid as it stands: kata validate {slug}. Then make it yours; "
-               "see AUTHORING.md.")
+        say(f"  {_rel(wb, f)}")
+    say(f"Check it is valid as it stands: kata validate {slug}. Then make it yours; "
+        "see AUTHORING.md.")
 
 
 @full_only()
@@ -809,10 +971,90 @@ def bundle(
 
     wb = workbook()
     files = student_bundle(wb, student)
-    typer.echo(f"Wrote a student bundle of {len(files)} files to {student}: prompts, stubs, visible "
-               "tests and the CLI; no reference solutions and no hidden tests (checked file by file).")
-    typer.echo(f"Students run: cd {student} && python3 -m venv .venv && .venv/bin/pip install -e . "
-               "&& .venv/bin/kata start")
+    say(f"Wrote a student bundle of {len(files)} files to {student}: prompts, stubs, visible "
+        "tests and the CLI; no reference solutions and no hidden tests (checked file by file).")
+    say(f"Students run: cd {student} && python3 -m venv .venv && .venv/bin/pip install -e . "
+        "&& .venv/bin/kata start")
+
+
+@full_only()
+@handled
+def regrade(
+    session_id: Optional[int] = typer.Argument(None, metavar="[SESSION]",
+                                               help="The session to regrade (default: the last ended one)."),
+    batch: Optional[Path] = typer.Option(None, "--batch", metavar="GRADEBOOK",
+                                         help="Regrade a grade-batch from its gradebook.json instead."),
+    out_dir: Path = typer.Option(Path("gradebook-regraded"), "--out",
+                                 help="With --batch: where to write the new gradebook."),
+) -> None:
+    """Grade recorded submissions again on today's hidden suites, keeping the old results beside
+    the new (a session's, or with --batch a grade-batch's)."""
+    from kata import session
+    from kata.cohort import write_gradebook
+    from kata.cohort import regrade_batch
+    from kata.session import regrade_session
+
+    wb = workbook()
+    if batch is not None:
+        if session_id is not None:
+            fail("give a SESSION or --batch GRADEBOOK, not both")
+        book = regrade_batch(wb, batch)
+        json_path, _ = write_gradebook(book, out_dir)
+        changed = [r for r in book["rows"] if r.get("previous") and
+                   r["previous"]["points_earned"] != r["points_earned"]]
+        say(f"Regraded {len(book['students'])} students on today's suites: {_rel(wb, json_path)}; "
+                    f"{len(changed)} score(s) changed")
+        for r in changed:
+            say(f"  {r['student']} {r['kata']}: {r['previous']['points_earned']:g} -> "
+                        f"{r['points_earned']:g}")
+        return
+    if session_id is None:
+        last = session.open_store(wb).last_ended_session(session.now())
+        if last is None:
+            fail("no ended session to regrade: see `kata history`")
+        session_id = last.id
+    with grading_progress(False, "hidden suite") as progress:
+        done = regrade_session(wb, session_id, progress)
+    if not done:
+        say(f"Session {session_id}: every submission was graded on today's suites already.")
+        return
+    say(f"Session {session_id}: {len(done)} submission(s) regraded on today's suites "
+                "(the old results are kept):")
+    for d in done:
+        say(f"  {d.slug}: {d.before.points_earned:g} (suite {d.before.suite_version or 'unrecorded'}) -> "
+                    f"{d.after.points_earned:g} (suite {d.after.suite_version})")
+
+
+@full_only()
+@handled
+def runner(
+    slug: str = typer.Argument(..., help="The kata.", autocompletion=complete_slug),
+    input_dir: Path = typer.Argument(..., help="A folder holding the solution file (the kata's module)."),
+    output_dir: Path = typer.Argument(..., help="Where to write results.json (made if missing)."),
+) -> None:
+    """Exercism's test-runner interface: grade INPUT_DIR's solution on the hidden suite and write
+    OUTPUT_DIR/results.json (version 3); exits 0 whatever the tests say."""
+    import json
+
+    from kata.catalog import Workbook
+    from kata.formats import exercism_results
+    from kata.grading import grade
+
+    kata = Workbook.find(_state["workbook"]).kata(slug)
+    if not input_dir.is_dir():
+        fail(f"INPUT_DIR {input_dir}: not a folder: give the folder that holds {kata.module}")
+    solution = input_dir / kata.module
+    if solution.is_file():
+        results = exercism_results(kata, grade(kata, solution, "hidden"))
+    else:
+        results = {"version": 3, "status": "error", "tests": [],
+                   "message": f"{kata.module} not found in the submission: name the solution file "
+                              f"{kata.module}"}
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        (output_dir / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        fail(f"OUTPUT_DIR {output_dir}: cannot write results.json ({exc.strerror})")
 
 
 @full_only("grade-batch")
@@ -823,6 +1065,8 @@ def grade_batch(
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Gradings at once (default: the number of cores)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="Grade only slice K of N, e.g. 2/4."),
     timeout: float = typer.Option(20.0, "--timeout", min=0.5, help="Seconds one hidden test may run."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+                                             help="Also write JUnit XML (a suite per student and kata)."),
 ) -> None:
     """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook."""
     import os
@@ -837,27 +1081,35 @@ def grade_batch(
     submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
     students = discover(wb, submissions)
     total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
+    results: list = []  # (student, slug, SuiteResult), for --junit-xml
     with Progress(console=out(), transient=True) as progress:
         task = progress.add_task("grading", total=total)
         book = run(wb, submissions, workers or os.cpu_count() or 1, shard,
                    on_done=lambda row: progress.advance(task),
-                   limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)))
+                   limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)),
+                   on_result=lambda student, slug, result: results.append((student, slug, result)))
     json_path, csv_path = write_gradebook(book, out_dir)
+    if junit_xml is not None:
+        from kata.formats import write_junit
+
+        results.sort(key=lambda item: (item[0], item[1]))
+        write_junit([(wb.kata(slug), result) for _, slug, result in results], junit_xml,
+                    names=[f"{student}/{slug}" for student, slug, _ in results])
     con = out()
-    con.print(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
-              f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}")
+    say(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
+        f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}", markup=True)
     missing: dict[str, list[str]] = {}
     for row in book["rows"]:
         if row["status"] == "missing":
             missing.setdefault(row["student"], []).append(row["kata"])
     if missing:
-        con.print(f"Missing (no file handed in, 0 points): {len(missing)} student(s)")
+        say(f"Missing (no file handed in, 0 points): {len(missing)} student(s)", markup=True)
         for student, slugs in sorted(missing.items()):
-            con.print(f"  {student}: {', '.join(slugs)}", markup=False)
+            say(f"  {student}: {', '.join(slugs)}", markup=False)
     if book["most_failed"]:
-        con.print("Hidden tests most students failed:")
+        say("Hidden tests most students failed:", markup=True)
         for item in book["most_failed"][:5]:
-            con.print(f"  {item['students_failed']:>3}  {item['test']}", markup=False)
+            say(f"  {item['students_failed']:>3}  {item['test']}", markup=False)
 
 
 gradebook_app = typer.Typer(help="Work with gradebooks written by grade-batch.", no_args_is_help=True)
@@ -885,7 +1137,10 @@ def gradebook_merge(
             raise CatalogError(f"{f}: not a readable gradebook JSON ({exc})") from None
     book = merge(books)
     json_path, csv_path = write_gradebook(book, out_dir)
-    typer.echo(f"Merged {len(files)} gradebooks ({len(book['students'])} students): {json_path}, {csv_path}")
+    say(f"Merged {len(files)} gradebooks ({len(book['students'])} students): {json_path}, {csv_path}")
+    if book["mixed_suite_versions"]:
+        say("note: these scores come from different versions of a hidden suite (suite_versions in "
+            "the JSON): `kata regrade --batch` grades them all on today's")
 
 
 # kata.engine.cli imports only typer at its top level (numpy and the engine load inside its commands)

@@ -25,7 +25,8 @@ from typing import Callable
 
 from kata.catalog import BUNDLE_MARKER, CatalogError, Kata, Workbook
 
-IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info")
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info",
+                                "_content")  # _content: the katas a wheel carries, solutions included
 
 
 # --- the student bundle -----------------------------------------------------
@@ -163,10 +164,15 @@ class Row:
     levels: list[float]  # points earned per level
     failed: list[str]  # hidden tests not passed (node ids)
     message: str | None = None
+    file: str | None = None  # the file graded, relative to SUBMISSIONS
+    sha256: str | None = None  # of the bytes graded (`kata regrade --batch` checks it)
+    suite_version: str | None = None  # the hidden suite that graded it (kata.suites)
+    previous: dict | None = None  # a regrade: the old row's points_earned and suite_version
 
 
 def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | None = None,
-                on_done: Callable[[Row], None] | None = None, limits=None) -> dict:
+                on_done: Callable[[Row], None] | None = None, limits=None,
+                on_result: Callable[[str, str, object], None] | None = None) -> dict:
     """Grade a cohort (or one shard of it); return the gradebook as a dict.
 
     Every hidden suite is checked against its manifest once and copied to a private snapshot
@@ -187,10 +193,12 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
             verify_manifest(kata)
             snapshot = private_copy(kata, Path(tmp))
         katas = {slug: load_kata(snapshot, slug) for slug in wb.slugs()}
-        return _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers)
+        book = _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers, on_result)
+        book["submissions"] = str(submissions)
+        return book
 
 
-def _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers) -> dict:
+def _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers, on_result=None) -> dict:
     from kata.grading import Limits, child_guard, grade
 
     jobs: list[tuple[str, Kata, Path | None]] = []
@@ -199,18 +207,27 @@ def _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers) -
             jobs.append((student, kata, students[student].get(slug)))
     rows: list[Row] = []
 
+    from kata.suites import file_sha256, suite_version
+
+    versions = {slug: suite_version(kata) for slug, kata in katas.items()}
+
     def one(student: str, kata: Kata, path: Path | None) -> Row:
         if path is None:
             return Row(student, kata.slug, "missing", 0.0, kata.points, [0.0] * len(kata.levels), [],
                        "no file handed in")
+        where = {"file": path.relative_to(path.parents[1] if path.parent.name != "workspace"
+                                          else path.parents[2]).as_posix(),
+                 "sha256": file_sha256(path.read_bytes()), "suite_version": versions[kata.slug]}
         try:
             result = grade(kata, path, "hidden", limits or Limits())
         except Exception as exc:  # one broken submission never stops the batch
             return Row(student, kata.slug, "error", 0.0, kata.points, [0.0] * len(kata.levels), [],
-                       f"grading failed: {type(exc).__name__}: {exc}")
+                       f"grading failed: {type(exc).__name__}: {exc}", **where)
+        if on_result:  # the full result, for JUnit (the gradebook keeps a summary)
+            on_result(student, kata.slug, result)
         return Row(student, kata.slug, result.status, result.points_earned, kata.points,
                    [lv.points_earned for lv in result.levels],
-                   [t.name for t in result.tests if t.status != "pass"], result.message)
+                   [t.name for t in result.tests if t.status != "pass"], result.message, **where)
 
     with child_guard(), ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(one, *job) for job in jobs]
@@ -223,8 +240,11 @@ def _grade_students(wb, katas, students, mine, k, n, on_done, limits, workers) -
     return gradebook(rows, levels, shard=f"{k}/{n}", students=mine)
 
 
-def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, students: list[str]) -> dict:
-    """The gradebook as data: rows sorted by student and kata, and the most-failed hidden tests."""
+def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, students: list[str],
+              submissions: str | None = None) -> dict:
+    """The gradebook as data: rows sorted by student and kata, and the most-failed hidden tests.
+    `suite_versions` lists, per kata, every hidden-suite version its rows were graded on: more
+    than one means the scores are not comparable (`kata regrade --batch`)."""
     rows = sorted(rows, key=lambda r: (r.student, r.kata))
     failures = Counter(name for r in rows for name in r.failed)
     graded = Counter(r.kata for r in rows if r.status != "missing")
@@ -233,9 +253,16 @@ def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, student
          "students_failed": count}
         for name, count in sorted(failures.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
     ]
+    suite_versions: dict[str, list[str]] = {}
+    for r in rows:
+        if r.suite_version and r.suite_version not in suite_versions.setdefault(r.kata, []):
+            suite_versions[r.kata].append(r.suite_version)
     return {
         "version": 1,
         "shard": shard,
+        "submissions": submissions,
+        "suite_versions": dict(sorted(suite_versions.items())),
+        "mixed_suite_versions": any(len(v) > 1 for v in suite_versions.values()),
         "students": sorted(students),
         "katas": dict(sorted(levels.items())),
         "rows": [r.__dict__ for r in rows],
@@ -258,11 +285,27 @@ def merge(books: list[dict]) -> dict:
     if dupes:
         raise CatalogError(f"gradebook merge: student '{dupes[0][0]}' appears in two shards: merge each shard once")
     students = sorted({s for b in books for s in b["students"]})
-    return gradebook(rows, katas, "1/1", students)
+    return gradebook(rows, katas, "1/1", students, submissions=books[0].get("submissions"))
+
+
+def wide_rows(book: dict) -> list[list]:
+    """One row per student, a column of points per kata, then the total: the shape Canvas and
+    Gradescope import (the long form, a row per student and kata, is gradebook.csv)."""
+    slugs = list(book["katas"])
+    points = {(r["student"], r["kata"]): r["points_earned"] for r in book["rows"]}
+    possible = {r["kata"]: r["points_possible"] for r in book["rows"]}
+    header = ["student", *slugs, "total", "possible"]
+    rows: list[list] = [header]
+    for student in book["students"]:
+        earned = [points.get((student, slug), 0.0) for slug in slugs]
+        rows.append([student, *earned, round(sum(earned), 6),
+                     sum(possible.get(slug, 0) for slug in slugs)])
+    return rows
 
 
 def write_gradebook(book: dict, out: Path) -> tuple[Path, Path]:
-    """gradebook.json and gradebook.csv (one row per student and kata, points per level)."""
+    """gradebook.json, gradebook.csv (one row per student and kata, points per level) and
+    gradebook-wide.csv (one row per student, a column per kata: for LMS import)."""
     out.mkdir(parents=True, exist_ok=True)
     json_path, csv_path = out / "gradebook.json", out / "gradebook.csv"
     json_path.write_text(json.dumps(book, indent=2) + "\n")
@@ -276,4 +319,55 @@ def write_gradebook(book: dict, out: Path) -> tuple[Path, Path]:
         w.writerow([r["student"], r["kata"], r["status"], r["points_earned"], r["points_possible"],
                     *levels, len(r["failed"])])
     csv_path.write_text(buf.getvalue())
+    wide = io.StringIO()
+    csv.writer(wide, lineterminator="\n").writerows(wide_rows(book))
+    (out / "gradebook-wide.csv").write_text(wide.getvalue())
     return json_path, csv_path
+
+
+def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
+    """Grade a grade-batch's students again on today's suites; the new gradebook keeps each row's
+    old points and suite version under `previous`."""
+    from kata.grading import Limits, grade
+    from kata.suites import file_sha256, suite_version
+
+    try:
+        book = json.loads(Path(gradebook_path).read_text(encoding="utf-8"))
+        submissions = Path(book["submissions"])
+        old_rows = book["rows"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CatalogError(f"{gradebook_path}: not a gradebook kata can regrade ({exc}): it must be a "
+                           "gradebook.json written by `kata grade-batch`") from None
+    rows = []
+    versions = {}
+    for old in old_rows:
+        kata = wb.kata(old["kata"])
+        versions[kata.slug] = suite_version(kata)
+        previous = {"points_earned": old["points_earned"], "suite_version": old.get("suite_version")}
+        if old["status"] == "missing" or not old.get("file"):
+            row = Row(**{k: v for k, v in old.items() if k in Row.__dataclass_fields__})
+        else:
+            path = submissions / old["file"]
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                data = None
+                message = f"{path}: cannot be read now ({exc.strerror})"
+            if data is not None and file_sha256(data) != old.get("sha256"):
+                data, message = None, f"{path}: changed since it was graded: not regraded"
+            if data is None:
+                row = Row(old["student"], kata.slug, "error", 0.0, kata.points, [0.0] * len(kata.levels),
+                          [], message)
+            else:
+                result = grade(kata, path, "hidden", limits or Limits(), code=data.decode("utf-8", "replace"))
+                row = Row(old["student"], kata.slug, result.status, result.points_earned, kata.points,
+                          [lv.points_earned for lv in result.levels],
+                          [t.name for t in result.tests if t.status != "pass"], result.message)
+            row.file, row.sha256 = old.get("file"), old.get("sha256")
+        row.suite_version = versions[kata.slug]
+        row.previous = previous
+        rows.append(row)
+    new = gradebook(rows, book["katas"], book.get("shard", "1/1"), book["students"],
+                    submissions=str(submissions))
+    new["regraded_from"] = str(gradebook_path)
+    return new

@@ -171,6 +171,12 @@ def _limit_child(memory_bytes: int, cpu_seconds: int, parent_pid: int):
     return apply
 
 
+def _pycache_dir() -> Path:
+    from platformdirs import user_cache_path
+
+    return user_cache_path("kata-workbook", appauthor=False) / "pycache"
+
+
 def _child_env(tmp: Path, secret_fd: int) -> dict:
     env = dict(os.environ)
     for var in ("PYTHONDONTWRITEBYTECODE", "PYTEST_ADDOPTS", "PYTEST_PLUGINS",
@@ -180,6 +186,9 @@ def _child_env(tmp: Path, secret_fd: int) -> dict:
     env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(tmp / "hypothesis")
     env["PYTHONHASHSEED"] = "0"
     env["KATA_SECRET_FD"] = str(secret_fd)
+    # bytecode (pytest's rewritten test modules included) goes to the user's cache folder, never
+    # beside an installed package: grading writes nothing under site-packages
+    env["PYTHONPYCACHEPREFIX"] = str(_pycache_dir())
     return env
 
 
@@ -397,7 +406,9 @@ def run_tests(
     `root` is the (private) workbook the child runs in; `paths` lie under it. `sweep`: run every
     test once per implementation in the list instead (see the plugin). `canaries`: insert tests
     that must fail, to prove the verdicts were not forged (off in sweep mode). `levels`: run only
-    the tests of these levels. `on_progress(done, total, level)` is called as each test finishes.
+    the tests of these levels. `on_progress(done, total, level)` is called once the tests are
+    collected (level None) and as each test finishes; done counts the suite's own tests only
+    (never the canaries), so it never exceeds total.
     """
     with child_guard():
         return _run(paths, impl, module_name, root, limits, junit_xml, sweep,
@@ -492,6 +503,8 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
                                     points=t.get("points") if t.get("points") is not None else 1.0,
                                     edge=t.get("edge"), impl=t.get("impl"),
                                 )
+                        if on_progress is not None and tests:  # the total, before any result
+                            on_progress(len(finished.intersection(tests)), len(tests), None)
                     elif kind == "import":
                         if ev.get("state") == "start":
                             state["importing"] = time.monotonic()
@@ -530,7 +543,8 @@ def _run(paths, impl, module_name, root, limits, junit_xml, sweep, use_canaries,
                             finished.add(test_id)
                             state["current"] = None
                             if on_progress is not None and test_id in tests:
-                                on_progress(len(finished), len(tests), tests[test_id].task_id)
+                                on_progress(len(finished.intersection(tests)), len(tests),
+                                            tests[test_id].task_id)
                     elif kind == "tampered":
                         distrust("the grading machinery was changed while your code ran "
                                  f"({', '.join(ev.get('what', []))[:200]}, {ev.get('when')})")

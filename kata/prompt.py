@@ -2,7 +2,8 @@
 
 A prompt is an intro, then `## ` sections. A section whose heading starts `## Level N` belongs to
 level N; every other section (rules common to all levels, say) is shown whenever any level is. A
-`<details>` block is background: shown, but not counted as prose a candidate must read.
+`<details>` block is background: shown, but not counted as prose a candidate must read. The cuts
+follow markdown's own tokens (markdown-it): a `## ` line inside a code block is code.
 
 Example:
     p = Prompt.parse(text)
@@ -16,10 +17,47 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_SECTION = re.compile(r"(?m)^## (.*)$")
 _LEVEL = re.compile(r"^Level (\d+)\b")
-_FENCE = re.compile(r"```.*?```", re.S)
 _DETAILS = re.compile(r"<details>.*?</details>", re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    kind: str  # "prose" or "code"
+    text: str  # prose: markdown source; code: the code, without its fences
+    lang: str = ""  # code: the fence's language ("" when it names none)
+
+
+def _tokens(text: str):
+    """The block tokens of markdown `text` (markdown-it, CommonMark): a `## ` inside a fenced
+    code block is code, never a heading."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").parse(text)
+
+
+def blocks(text: str) -> list[Block]:
+    """Markdown cut into prose and code blocks, in order, by markdown's own tokens.
+
+    Example:
+        blocks("Intro\n\n```python\nx = 1\n```\n")
+        -> [Block("prose", "Intro\n\n"), Block("code", "x = 1\n", "python")]
+    """
+    lines = text.splitlines(keepends=True)
+    out: list[Block] = []
+    cursor = 0
+    for tok in _tokens(text):
+        if tok.level != 0 or tok.map is None or tok.type not in ("fence", "code_block"):
+            continue
+        start, end = tok.map
+        if "".join(lines[cursor:start]).strip():
+            out.append(Block("prose", "".join(lines[cursor:start])))
+        lang = tok.info.strip().split()[0] if tok.type == "fence" and tok.info.strip() else ""
+        out.append(Block("code", tok.content, lang))
+        cursor = end
+    if "".join(lines[cursor:]).strip():
+        out.append(Block("prose", "".join(lines[cursor:])))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,12 +74,21 @@ class Prompt:
 
     @classmethod
     def parse(cls, text: str) -> "Prompt":
-        parts = _SECTION.split(text)
+        """Cut at each second-level heading that markdown sees as one (never at a `## ` line
+        inside a code block)."""
+        lines = text.splitlines(keepends=True)
+        toks = _tokens(text)
+        heads = [(tok.map, toks[i + 1].content) for i, tok in enumerate(toks)
+                 if tok.type == "heading_open" and tok.tag == "h2" and tok.level == 0]
+        if not heads:
+            return cls(text, ())
         sections = []
-        for heading, body in zip(parts[1::2], parts[2::2]):
+        for n, ((start, end), heading) in enumerate(heads):
+            stop = heads[n + 1][0][0] if n + 1 < len(heads) else len(lines)
             m = _LEVEL.match(heading)
-            sections.append(Section(heading, body, int(m.group(1)) if m else None))
-        return cls(parts[0], tuple(sections))
+            sections.append(Section(heading, "\n" + "".join(lines[end:stop]),
+                                    int(m.group(1)) if m else None))
+        return cls("".join(lines[:heads[0][0][0]]), tuple(sections))
 
     @property
     def levels(self) -> list[int]:
@@ -62,7 +109,8 @@ class Prompt:
 
 def prose_words(markdown: str) -> int:
     """Words a candidate reads: outside code blocks and outside <details> background."""
-    return len(_DETAILS.sub("", _FENCE.sub("", markdown)).split())
+    prose = "".join(b.text for b in blocks(markdown) if b.kind == "prose")
+    return len(_DETAILS.sub("", prose).split())
 
 
 def level_note(shown: list[int], question_levels: list[int], total_levels: int,

@@ -1,7 +1,7 @@
 """The pytest plugin behind every grade: `--kata-impl`, the `impl` fixture, markers, event stream.
 
-Registered through the `pytest11` entry point, so its options exist whatever folder pytest is
-pointed at. It gives a kata's tests (graders/<slug>/ and katas/<slug>/test_visible.py):
+Registered by kata/pytest_entry.py (the `pytest11` entry point, which owns the `--kata-*` options)
+only in runs that are kata's: a `--kata-*` option given, or pytest run inside a workbook. It gives a kata's tests (graders/<slug>/ and katas/<slug>/test_visible.py):
 
 * `impl`: the implementation under test, imported from `--kata-impl PATH` under a stable module
   name (the learner's module name, or `--kata-impl-module`). Without `--kata-impl` it is the
@@ -59,23 +59,6 @@ class ImplLoadError(Exception):
 # --- options and configuration ---------------------------------------------
 
 
-def pytest_addoption(parser):
-    group = parser.getgroup("kata", "kata workbook grading")
-    group.addoption("--kata-impl", default=None, metavar="PATH",
-                    help="implementation file to test (default: the kata's reference solution)")
-    group.addoption("--kata-impl-module", default=None, metavar="NAME",
-                    help="module name to import it under (default: the kata's learner module name)")
-    group.addoption("--kata-events", default=None, metavar="PATH",
-                    help="append one JSON line per test event to PATH")
-    group.addoption("--kata-levels", default=None, metavar="N,N",
-                    help="run only the tests of these levels (an exam question's, or the levels "
-                         "open so far); the others are deselected")
-    group.addoption("--kata-sweep", default=None, metavar="PATHS",
-                    help="run every test once per implementation in PATHS (separated by "
-                         f"'{os.pathsep}'); an implementation's remaining tests are skipped once "
-                         "one of its tests fails (for bug zoos: one process, not one per bug)")
-
-
 def pytest_configure(config):
     for line in (
         "level(n): the kata level this test belongs to (1-based)",
@@ -116,14 +99,6 @@ def _read_secret() -> dict:
         return json.loads(b"".join(chunks) or b"{}")
     except (OSError, ValueError):
         return {}
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config, parser, args):
-    """Load the grading profile before any conftest.py is imported: a `settings(...)` object
-    built at import time copies the profile that is current at that moment."""
-    if not any(str(a).startswith("--hypothesis-profile") for a in args):
-        _register_profile(load=True)
 
 
 def _register_profile(load: bool) -> None:

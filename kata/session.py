@@ -88,9 +88,8 @@ def plan(wb: Workbook, target: str | None, minutes: float | None = None,
 def unknown_target_message(wb: Workbook, name: str) -> str:
     from kata.catalog import did_you_mean
 
-    exams, slugs = wb.exam_names(), wb.slugs()
-    return (f"'{name}' is neither an exam nor a kata.{did_you_mean(name, exams + slugs)} "
-            f"Exams: {', '.join(exams) or 'none'}; katas: {', '.join(slugs)}")
+    hint = did_you_mean(name, wb.exam_names() + wb.slugs()) or " `kata list` shows them."
+    return f"'{name}' is neither an exam nor a kata.{hint}"
 
 
 def start(wb: Workbook, target: str | None, abandon: bool = False,
@@ -207,8 +206,8 @@ def pick_katas(wb: Workbook, slug: str | None, all_: bool) -> list[Kata]:
     if all_ or len(session.katas) == 1:
         return [wb.kata(s) for s in session.katas]
     raise CatalogError(
-        f"session {session.id} has {len(session.katas)} katas ({', '.join(session.katas)}): "
-        "name one, or use --all"
+        f"session {session.id} has {len(session.katas)} questions ({', '.join(session.katas)}): "
+        "name one"
     )
 
 
@@ -224,9 +223,31 @@ class Graded:
     passed_now: list[int] = field(default_factory=list)  # levels it passed for the first time
 
 
+def missing_file_message(wb: Workbook, kata: Kata) -> str | None:
+    """What to do when the learner's file is gone but kata knows this kata (a snapshot of it, or
+    a live session holding it); None when `kata start` is the right advice."""
+    path = wb.workspace_file(kata)
+    if path.is_file():
+        return None
+    store = open_store(wb)
+    count = len(store.snapshots(None, kata.slug))
+    if count:
+        return (f"{path}: your file for '{kata.slug}' is missing: `kata restore {kata.slug} "
+                f"{count}` puts back the last version kata saw (`kata snapshots {kata.slug}` "
+                "lists them all)")
+    live = store.live_session(now())
+    if live is not None and kata.slug in live.katas:
+        return (f"{path}: your file for '{kata.slug}' is missing and kata has no saved version "
+                f"of it: copy the stub back with `cp {kata.stub} {path}`")
+    return None
+
+
 def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     from kata import grading, workspace
 
+    missing = missing_file_message(wb, kata)
+    if missing:
+        raise workspace.WorkspaceError(missing)
     path, code = workspace.read_learner_file(wb, kata)  # the snapshot graded and recorded
     on_progress = progress(kata) if progress else None  # only once there is something to grade
     t = now()  # a submission counts from when it starts
@@ -241,7 +262,8 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     result = grading.grade(kata, path, suite=suite, junit_xml=junit, code=code, levels=levels,
                            on_progress=on_progress)
     sub = store.add_submission(session.id if session else None, kata.slug, code,
-                               result.to_json(), t, suite=suite)
+                               result.to_json(), t, suite=suite,
+                               suite_version=_suite_version(kata) if suite == "hidden" else None)
     graded = Graded(kata, path, result, session, sub, levels)
     if suite == "hidden" and session is not None and not result.tampered:
         for lv in result.levels:
@@ -279,12 +301,13 @@ class AutoSubmitted:
     submission: Submission
 
 
-def settle(wb: Workbook) -> list[AutoSubmitted]:
+def settle(wb: Workbook, progress=None) -> list[AutoSubmitted]:
     """Auto-submit, for every session that ran out and is not settled yet, the last version of each
     question's file saved at or before the deadline: the newest of the snapshots kata took (checks
     and submissions) and the workspace file itself (by its modification time). A version already
     submitted is not graded twice. Run by the first `kata` command after a deadline; each session
-    is settled once, by whichever process claims it first (and released again if it fails)."""
+    is settled once, by whichever process claims it first (and released again if it fails).
+    `progress(kata)`: called before each grading, a callback factory as for check and submit."""
     store = open_store(wb)
     t = now()
     done = []
@@ -292,14 +315,14 @@ def settle(wb: Workbook) -> list[AutoSubmitted]:
         if not store.claim_settlement(s.id, t):
             continue
         try:
-            done.extend(_settle_session(wb, store, s))
+            done.extend(_settle_session(wb, store, s, progress))
         except BaseException:
             store.unclaim_settlement(s.id)  # e.g. a changed hidden suite: a later command retries
             raise
     return done
 
 
-def _settle_session(wb: Workbook, store: Store, s: Session) -> list[AutoSubmitted]:
+def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> list[AutoSubmitted]:
     """Auto-submit each question's last version saved by the deadline (see settle)."""
     from kata import grading
 
@@ -327,7 +350,9 @@ def _settle_session(wb: Workbook, store: Store, s: Session) -> list[AutoSubmitte
             continue  # a student bundle: no hidden suite here
         # The saved version is the final answer: levels open as far as it passes them, in
         # order, as they would have on submits (a level counts only if every earlier one passed).
-        result = grading.grade(kata, path, "hidden", code=code, levels=list(q.levels))
+        on_progress = progress(kata) if progress else None
+        result = grading.grade(kata, path, "hidden", code=code, levels=list(q.levels),
+                               on_progress=on_progress)
         if q.reveal == "progressive":
             reached = []
             for lv in result.levels:
@@ -336,7 +361,8 @@ def _settle_session(wb: Workbook, store: Store, s: Session) -> list[AutoSubmitte
                     break
             result.tests = [t for t in result.tests if t.task_id in reached]
             grading.score(result, kata, reached)
-        sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True)
+        sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True,
+                                   suite_version=_suite_version(kata))
         if not result.tampered:
             for lv in result.levels:
                 if lv.total and lv.passed == lv.total:
@@ -354,7 +380,18 @@ class Hint:
     index: int  # 0-based in kata.hints
     level: int
     text: str
-    total: int
+    total: int  # hints of the levels this question covers (a level it does not cover never opens)
+    number: int = 0  # 1-based among those
+
+
+def _question_hints(wb: Workbook, kata: Kata, session: Session | None,
+                    store: Store) -> tuple[list[tuple[int, int, str]], list[int], int | None]:
+    """(the hints of the question's levels as (index, level, text), the open levels, session id)."""
+    sid = session.id if session and kata.slug in session.katas else None
+    v = view(wb, kata, session, store)
+    covered = set(v.question.levels) if v.question is not None else {lv.number for lv in kata.levels}
+    mine = [(i, level, text) for i, (level, text) in enumerate(kata.hints) if level in covered]
+    return mine, v.levels, sid
 
 
 def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
@@ -362,23 +399,24 @@ def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
     None: every hint of the open levels is shown already."""
     store = open_store(wb)
     t = now()
-    session = store.live_session(t)
-    sid = session.id if session and kata.slug in session.katas else None
+    mine, visible, sid = _question_hints(wb, kata, store.live_session(t), store)
     shown = set(store.revealed_hints(kata.slug, sid))
-    visible = view(wb, kata, session, store).levels  # no hint for a level not open yet
-    for i, (level, text) in enumerate(kata.hints):
-        if i not in shown and level in visible:
+    for n, (i, level, text) in enumerate(mine, start=1):
+        if i not in shown and level in visible:  # no hint for a level not open yet
             store.reveal_hint(sid, kata.slug, i, t)
-            return Hint(kata, i, level, text, len(kata.hints))
+            return Hint(kata, i, level, text, len(mine), n)
     return None
 
 
-def revealed(wb: Workbook, kata: Kata) -> list[Hint]:
+def revealed(wb: Workbook, kata: Kata) -> tuple[list[Hint], int]:
+    """The hints shown so far, and how many of the question's hints are still closed (their
+    level is not open yet)."""
     store = open_store(wb)
-    session = store.live_session(now())
-    sid = session.id if session and kata.slug in session.katas else None
-    return [Hint(kata, i, kata.hints[i][0], kata.hints[i][1], len(kata.hints))
-            for i in store.revealed_hints(kata.slug, sid)]
+    mine, _, sid = _question_hints(wb, kata, store.live_session(now()), store)
+    shown = set(store.revealed_hints(kata.slug, sid))
+    hints = [Hint(kata, i, level, text, len(mine), n)
+             for n, (i, level, text) in enumerate(mine, start=1) if i in shown]
+    return hints, len(mine) - len(hints)
 
 
 # --- finish, review, history, status ----------------------------------------
@@ -413,6 +451,7 @@ class QuestionReview:
 class Review:
     session: Session
     questions: list[QuestionReview] = field(default_factory=list)
+    live: Session | None = None  # a live session this review is not of (it opens later)
 
     @property
     def points_earned(self) -> float:
@@ -452,7 +491,8 @@ def review(wb: Workbook, session_id: int | None) -> Review:
             raise StoreError(
                 f"session {session.id} is still live: review opens after its deadline or `kata finish`"
             )
-    rev = Review(session)
+    live = store.live_session(t)
+    rev = Review(session, live=live if live is not None and live.id != session.id else None)
     for q in questions_of(wb, session):
         title, possible = _question_points(wb, q)
         subs = store.submissions(session_id=session.id, slug=q.kata, suite=None)
@@ -483,16 +523,43 @@ class HistoryRow:
     points_possible: float
     splits: dict[str, dict[int, float]]  # slug -> level -> seconds into the session it passed
     auto_submitted: list[str] = field(default_factory=list)  # slugs whose counted score is an auto-submission
+    # slug -> the suite version its counted score came from, where that is not today's suite
+    other_suite: dict[str, str | None] = field(default_factory=dict)
+
+
+def _suite_version(kata: Kata) -> str:
+    from kata.suites import suite_version
+
+    return suite_version(kata)
+
+
+class _Versions(dict):
+    """slug -> today's suite version, computed once per command (None: the kata is gone)."""
+
+    def __init__(self, wb: Workbook):
+        super().__init__()
+        self.wb = wb
+
+    def __missing__(self, slug: str) -> str | None:
+        try:
+            kata = self.wb.kata(slug)
+            value = _suite_version(kata) if kata.grader.is_dir() else None
+        except CatalogError:
+            value = None
+        self[slug] = value
+        return value
 
 
 def history(wb: Workbook) -> list[HistoryRow]:
     """Every session with its official score and the split times of the levels passed."""
     store = open_store(wb)
+    today = _Versions(wb)
     rows = []
     for s in store.sessions(now()):
         earned = possible = 0.0
         splits: dict[str, dict[int, float]] = {}
         auto: list[str] = []
+        other: dict[str, str | None] = {}
         for q in questions_of(wb, s):
             official = store.official_submission(s, q.kata)
             possible += _question_points(wb, q)[1]
@@ -500,11 +567,13 @@ def history(wb: Workbook) -> list[HistoryRow]:
                 earned += official.points_earned
                 if official.auto:
                     auto.append(q.kata)
+                if today[q.kata] is not None and official.suite_version != today[q.kata]:
+                    other[q.kata] = official.suite_version
             passed = store.passed_levels(s.id, q.kata)
             if passed:
                 splits[q.kata] = {lv: round(at - s.started_at, 1) for lv, at in sorted(passed.items())
                                   if at <= s.cutoff()}
-        rows.append(HistoryRow(s, round(earned, 2), possible, splits, auto))
+        rows.append(HistoryRow(s, round(earned, 2), possible, splits, auto, other))
     return rows
 
 
@@ -554,6 +623,7 @@ class KataProgress:
     per_session: list[tuple[int, float]]  # (session id, its official points for this kata), in order
     best: float  # best points earned in any hidden submission (practice included)
     fastest: dict[int, float]  # level -> fewest seconds into a session it took to pass
+    other_suite: list[int] = field(default_factory=list)  # sessions whose score came from another suite
 
 
 def progress(wb: Workbook) -> list[KataProgress]:
@@ -562,18 +632,62 @@ def progress(wb: Workbook) -> list[KataProgress]:
     store = open_store(wb)
     best = store.best_scores()
     sessions_ = store.sessions(now())
+    today = _Versions(wb)
     rows = []
     for kata in wb.katas():
-        per_session, fastest = [], {}
+        per_session, fastest, other = [], {}, []
         for s in sessions_:
             if kata.slug not in s.katas:
                 continue
             official = store.official_submission(s, kata.slug)
             per_session.append((s.id, official.points_earned if official else 0.0))
+            if official and today[kata.slug] is not None and official.suite_version != today[kata.slug]:
+                other.append(s.id)
             for lv, at in store.passed_levels(s.id, kata.slug).items():
                 took = at - s.started_at
                 if at <= s.cutoff() and (lv not in fastest or took < fastest[lv]):
                     fastest[lv] = round(took, 1)
         rows.append(KataProgress(kata, per_session, best.get(kata.slug, (0.0, 0))[0],
-                                 dict(sorted(fastest.items()))))
+                                 dict(sorted(fastest.items())), other))
     return rows
+
+
+# --- regrading on today's suite (kata.suites) ---------------------------------
+
+
+@dataclass
+class Regraded:
+    slug: str
+    before: object  # store.Submission (the row regraded)
+    after: object  # store.Submission (the new row, regrade_of = before.id)
+
+    @property
+    def changed(self) -> bool:
+        return self.before.points_earned != self.after.points_earned
+
+
+def regrade_session(wb: Workbook, session_id: int, progress=None) -> list[Regraded]:
+    """Grade every current hidden submission of a finished session again on today's suite; a
+    submission already graded on today's suite is left alone. Refused while the session is live."""
+    from kata import grading
+
+    store = open_store(wb)
+    session = store.session(session_id, now())
+    if session.is_live(now()):
+        raise CatalogError(f"session {session_id} is still live: regrade it after `kata finish`")
+    done = []
+    for sub in store.submissions(session_id=session_id):
+        try:
+            kata = wb.kata(sub.slug)
+        except CatalogError:
+            continue  # a kata no longer in this workbook
+        version = _suite_version(kata)
+        if sub.suite_version == version:
+            continue
+        levels = sorted({t["task_id"] for t in sub.result.get("tests", []) if t.get("task_id")}) or None
+        result = grading.grade(kata, wb.workspace_file(kata), "hidden", code=sub.code, levels=levels,
+                               on_progress=progress(kata) if progress else None)
+        new = store.add_submission(sub.session_id, sub.slug, sub.code, result.to_json(), sub.submitted_at,
+                                   auto=sub.auto, suite_version=version, regrade_of=sub.id)
+        done.append(Regraded(sub.slug, sub, new))
+    return done

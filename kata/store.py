@@ -104,6 +104,10 @@ MIGRATIONS: dict[int, list[str]] = {
 }
 
 
+# rows that no later regrade replaced (a regrade points at what it replaced through regrade_of)
+_CURRENT = "id NOT IN (SELECT regrade_of FROM submissions WHERE regrade_of IS NOT NULL)"
+
+
 class StoreError(Exception):
     """A state problem the user can act on (a live session in the way, no such session...)."""
 
@@ -154,6 +158,8 @@ class Submission:
     status: str
     suite: str
     auto: bool = False
+    suite_version: str | None = None  # the hidden suite that graded it (kata.suites); None before v3
+    regrade_of: int | None = None  # the submission this one regraded on a later suite
 
 
 def still_live_message(session: Session, now: float) -> str:
@@ -172,7 +178,8 @@ def _session(row) -> Session:
 def _submission(row) -> Submission:
     return Submission(row["id"], row["session_id"], row["slug"], row["submitted_at"], row["code"],
                       json.loads(row["result"]), row["points_earned"], row["points_possible"],
-                      row["status"], row["suite"], bool(row["auto"]))
+                      row["status"], row["suite"], bool(row["auto"]), row["suite_version"],
+                      row["regrade_of"])
 
 
 _CHECKED: set[tuple] = set()  # (path, inode, size) of stores this process found intact
@@ -341,21 +348,26 @@ class Store:
     # --- submissions --------------------------------------------------------
 
     def add_submission(self, session_id: int | None, slug: str, code: str, result: dict,
-                       now: float, suite: str = "hidden", auto: bool = False) -> Submission:
+                       now: float, suite: str = "hidden", auto: bool = False,
+                       suite_version: str | None = None, regrade_of: int | None = None) -> Submission:
         with self.transaction() as db:
             cur = db.execute(
                 "INSERT INTO submissions (session_id, slug, submitted_at, code, result, "
-                "points_earned, points_possible, status, suite, auto) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "points_earned, points_possible, status, suite, auto, suite_version, regrade_of) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (session_id, slug, now, code, json.dumps(result), result.get("points_earned", 0.0),
-                 result.get("points_possible", 0), result.get("status", "error"), suite, int(auto)),
+                 result.get("points_possible", 0), result.get("status", "error"), suite, int(auto),
+                 suite_version, regrade_of),
             )
             row = db.execute("SELECT * FROM submissions WHERE id = ?", (cur.lastrowid,)).fetchone()
         return _submission(row)
 
     def submissions(self, session_id: int | None = None, slug: str | None = None,
-                    suite: str | None = "hidden") -> list[Submission]:
-        sql, args = "SELECT * FROM submissions WHERE 1=1", []
+                    suite: str | None = "hidden", current: bool = True) -> list[Submission]:
+        """Submissions oldest first. current=True: a regraded submission appears as its latest
+        regrade (same time and code, today's suite); current=False: the originals only."""
+        sql = "SELECT * FROM submissions WHERE " + (_CURRENT if current else "regrade_of IS NULL")
+        args: list = []
         if suite is not None:
             sql += " AND suite = ?"
             args.append(suite)
@@ -373,7 +385,7 @@ class Store:
         points; of equals, the later)."""
         row = self.db.execute(
             "SELECT * FROM submissions WHERE session_id = ? AND slug = ? AND submitted_at <= ? "
-            "AND suite = 'hidden' ORDER BY points_earned DESC, submitted_at DESC, id DESC LIMIT 1",
+            f"AND suite = 'hidden' AND {_CURRENT} ORDER BY points_earned DESC, submitted_at DESC, id DESC LIMIT 1",
             (session.id, slug, session.cutoff()),
         ).fetchone()
         return _submission(row) if row else None
@@ -383,7 +395,7 @@ class Store:
 
     def snapshots(self, session_id: int | None, slug: str) -> list[Submission]:
         """Every saved version of the learner's file (checks, submissions, watch saves), oldest first."""
-        return self.submissions(session_id=session_id, slug=slug, suite=None)
+        return self.submissions(session_id=session_id, slug=slug, suite=None, current=False)
 
     # --- settling a session that ran out ---------------------------------------
 
@@ -411,7 +423,7 @@ class Store:
         """slug -> (best points earned, points possible) over every submission."""
         rows = self.db.execute(
             "SELECT slug, MAX(points_earned) AS best, MAX(points_possible) AS possible "
-            "FROM submissions WHERE suite = 'hidden' GROUP BY slug"
+            f"FROM submissions WHERE suite = 'hidden' AND {_CURRENT} GROUP BY slug"
         ).fetchall()
         return {r["slug"]: (r["best"], r["possible"]) for r in rows}
 

@@ -1,12 +1,14 @@
 """Rich renderings: score cards, tables, the countdown. All output goes through `console()`.
 
 Imported only by commands that print something more than a line, so `kata --help` never pays for
-rich. Set KATA_PLAIN=1 (tests do) for output with no colour and a fixed width.
+rich. Output goes through kata.output (wrapping, the pager); set KATA_PLAIN=1 (tests do) for
+output with no colour and a fixed width.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 from rich.console import Console
 from rich.markup import escape
@@ -14,29 +16,21 @@ from rich.table import Table
 
 from kata.grading import ERROR, FAIL, PASS, SuiteResult
 
-_console: Console | None = None
-
 STATUS_STYLE = {PASS: "green", FAIL: "red", ERROR: "yellow"}
 
 
 def console() -> Console:
-    global _console
-    if _console is None:
-        plain = bool(os.environ.get("KATA_PLAIN"))
-        _console = Console(
-            highlight=False,
-            no_color=plain or None,
-            width=int(os.environ.get("COLUMNS") or 100) if plain else None,
-            force_terminal=False if plain else None,
-            soft_wrap=False,
-        )
-    return _console
+    """The command line's stdout console (kata.output owns it)."""
+    from kata.output import console as out
+
+    return out()
 
 
 def reset_console() -> None:
-    """Forget the cached console (tests switch output streams between invocations)."""
-    global _console
-    _console = None
+    """Forget the cached consoles (tests switch output streams between invocations)."""
+    from kata.output import reset
+
+    reset()
 
 
 def clock(seconds: float) -> str:
@@ -75,23 +69,29 @@ def test_lines(result: SuiteResult, reveal: bool, detail: bool = False) -> None:
 
 def _test_line(t, edge: bool, message: bool, detail_lines: int | None) -> None:
     """A test's status line; then, if it did not pass, its message and its failure report
-    (detail_lines: None = all of it, 0 = none, n = its last n lines)."""
-    out = console()
+    (detail_lines: None = all of it, 0 = none, n = its last n lines). The status line and the
+    message wrap at spaces; the report is code and prints line for line."""
+    from kata.output import say, verbatim
+
     level = f"L{t.task_id}" if t.task_id is not None else "  "
     line = f"  {status_text(t.status)} {level} {escape(t.name.split('::')[-1])}"
     if edge and t.edge:
         line += f" [dim]({escape(t.edge)})[/]"
-    out.print(line)
+    say(line, indent=6)
     if t.status == PASS:
         return
     if message and t.message:
-        out.print(f"      {t.message}", markup=False, style="dim" if detail_lines == 0 else None)
+        say(f"      {t.message}", markup=False, style="dim" if detail_lines == 0 else None)
     if detail_lines != 0 and t.detail:
-        lines = t.detail.strip().splitlines()
+        lines = [ln for ln in t.detail.strip().splitlines() if not _PYTEST_NOISE.match(ln)]
         if detail_lines is not None and len(lines) > detail_lines:
             lines = lines[-detail_lines:]
-            out.print("      ...", markup=False)
-        out.print(_indent("\n".join(lines), 6), markup=False)
+            verbatim("      ...")
+        verbatim(_indent("\n".join(lines), 6))
+
+
+# pytest's advice to rerun it with -v: the learner runs kata, not pytest
+_PYTEST_NOISE = re.compile(r"^\s*(E\s+)?\.*\s*Use -v to get (more|the full) diff\s*$")
 
 
 def failures(result: SuiteResult, mode: str, first: int, command: str, *, edge: bool,
@@ -99,10 +99,11 @@ def failures(result: SuiteResult, mode: str, first: int, command: str, *, edge: 
     """The tests that did not pass: the first `first` of them (mode "summary") or all ("failed"),
     then how to see the rest. A failure every test shares (a syntax error, an import that raised,
     a stub's NotImplementedError) is shown once, with its report."""
-    out = console()
+    from kata.output import say
+
     failing = [t for t in result.tests if t.status != PASS]
     if len(failing) == len(result.tests) > 1 and len({t.message for t in failing}) == 1:
-        out.print(f"  every test fails the same way: {escape(failing[0].message or '')}")
+        say(f"  every test fails the same way: {failing[0].message or ''}", markup=False)
         if detail_lines != 0 and failing[0].detail and failing[0].status == FAIL:
             # the code ran and failed: one traceback shows where (an error in setup, such as a
             # syntax error at import, has nothing to add to its message)
@@ -113,8 +114,8 @@ def failures(result: SuiteResult, mode: str, first: int, command: str, *, edge: 
         _test_line(t, edge=edge, message=True,
                    detail_lines=detail_lines if mode == "summary" else (None if detail_lines != 0 else 0))
     if len(failing) > len(shown):
-        out.print(f"  {len(failing) - len(shown)} more: `{command} --failed` shows them all, "
-                  "`--all` every test.")
+        say(f"  {len(failing) - len(shown)} more: `{command} --failed` shows them all, "
+            "`--all` every test.", markup=False)
 
 
 def _indent(text: str, n: int) -> str:
@@ -130,20 +131,21 @@ def splits_text(splits: dict[str, dict[int, float]]) -> str:
 
 def briefing(plan, bundle: bool = False) -> None:
     """What a session will be, before its clock starts: questions, minutes, rules."""
-    out = console()
-    out.print(f"[bold]{escape(plan.title)}[/] ({clock(plan.minutes * 60)})")
+    from kata.output import say
+
+    say(f"[bold]{escape(plan.title)}[/] ({clock(plan.minutes * 60)})")
     if plan.description:
-        out.print(escape(plan.description))
-    out.print("")
+        say(plan.description, markup=False)
+    say("")
     for i, (q, kata) in enumerate(zip(plan.questions, plan.katas), start=1):
         levels = ("all levels" if len(q.levels) == len(kata.levels) and len(q.levels) > 1
                   else "level " + ", ".join(map(str, q.levels)) if len(q.levels) == 1
                   else "levels " + ", ".join(map(str, q.levels)))
         how = ", one at a time" if q.reveal == "progressive" and len(q.levels) > 1 else ""
-        out.print(f"  Q{i}. {escape(kata.title)} ({kata.slug}): {levels}{how}, "
-                  f"about {q.minutes:g} min")
-    out.print("")
-    out.print("Rules:")
+        say(f"  Q{i}. {kata.title} ({kata.slug}): {levels}{how}, about {q.minutes:g} min",
+            markup=False, indent=6)
+    say("")
+    say("Rules:")
     rules = []
     if bundle:
         rules.append("`kata check SLUG` runs the visible examples; your instructor grades the "
@@ -156,15 +158,7 @@ def briefing(plan, bundle: bool = False) -> None:
     rules.append("It ends at the deadline or with `kata finish`; then `kata review` shows every "
                  "hidden test you missed.")
     for rule in rules:
-        out.print(_hanging("  - ", rule, out.width))
-
-
-def _hanging(first: str, text: str, width: int) -> str:
-    """`text` wrapped to `width`, the first line after `first`, the rest indented under it."""
-    import textwrap
-
-    return textwrap.fill(text, width=max(40, width - 1), initial_indent=first,
-                         subsequent_indent=" " * len(first))
+        say("  - " + rule, markup=False, indent=4)
 
 
 def levels_label(levels: list[int], open_: list[int]) -> str:
@@ -185,12 +179,11 @@ def check_report(result: SuiteResult, mode: str = "summary") -> None:
     if mode == "all":
         test_lines(result, reveal=True, detail=True)
         return
-    out = console()
     for lv in sorted({t.task_id for t in result.tests if t.task_id is not None}):
         mine = [t for t in result.tests if t.task_id == lv]
         ok = sum(t.status == PASS for t in mine)
         style = "green" if ok == len(mine) else ("red" if ok == 0 else "yellow")
-        out.print(f"  level {lv}: [{style}]{ok}/{len(mine)}[/] pass")
+        console().print(f"  level {lv}: [{style}]{ok}/{len(mine)}[/] pass")
     failures(result, mode, FIRST_FAILURES, "kata check", edge=False, detail_lines=DETAIL_LINES)
 
 
@@ -213,25 +206,42 @@ def _literal_inline_code(prose: str) -> str:
 
 def print_markdown(text: str) -> None:
     """A prompt on the terminal: prose rendered and reflowed to the screen, each code block printed
-    verbatim (highlighted on a colour terminal), neither re-wrapped nor cropped (a line wider than
-    the screen continues on the next row). Without colour, inline code keeps its backticks."""
-    import re
-
+    verbatim, highlighted by the language its fence names (none: as plain text), neither re-wrapped
+    nor cropped (a line wider than the screen is left whole for the terminal to wrap). The blocks
+    are markdown's own tokens (kata.prompt.blocks). Without colour, inline code keeps its backticks."""
     from rich.markdown import Markdown
-    from rich.syntax import Syntax
+
+    from kata.output import verbatim
+    from kata.prompt import blocks
 
     out = console()
     plain = plain_text_wanted()
-    for i, part in enumerate(re.split(r"(?ms)^```[^\n]*\n(.*?)^```[ \t]*$", text)):
-        if i % 2:  # a code block
-            code = part.rstrip("\n")
+    for block in blocks(text):
+        if block.kind == "code":
+            code = block.text.rstrip("\n")
             if plain:
-                out.print(code, markup=False, highlight=False, soft_wrap=True)
+                verbatim(code)
             else:
-                out.print(Syntax(code, "python", theme="monokai").highlight(code), soft_wrap=True)
-        elif part.strip():
-            out.print(Markdown(_literal_inline_code(part) if plain else part,
+                out.print(highlighted(code, block.lang), soft_wrap=True)
+        else:
+            out.print(Markdown(_literal_inline_code(block.text) if plain else block.text,
                                inline_code_theme="monokai"))
+
+
+def highlighted(code: str, lang: str):
+    """`code` as rich Text coloured by `lang`'s lexer ("" or unknown: no colour)."""
+    from rich.syntax import Syntax
+    from rich.text import Text
+
+    if not lang:
+        return Text(code)
+    try:
+        from pygments.lexers import get_lexer_by_name
+
+        get_lexer_by_name(lang)
+    except Exception:  # noqa: BLE001 - a language pygments does not know: plain text
+        return Text(code)
+    return Syntax(code, lang, theme="monokai").highlight(code)
 
 
 def source(code: str):
@@ -259,12 +269,14 @@ def review_lines(result: SuiteResult, mode: str = "summary") -> None:
         failures(result, mode, REVIEW_FIRST, "kata review", edge=True, detail_lines=0)
 
 
-SPARKS = " ▁▂▃▄▅▆▇█"
+SPARKS = "▁▂▃▄▅▆▇█"  # a session's score, from 0 points (never blank) to full marks
 
 
 def progress_lines(rows) -> None:
-    """Per kata: a bar of the best score, a sparkline of the sessions' scores, the fastest levels."""
-    out = console()
+    """Per kata: a bar of the best score, a sparkline of the sessions' scores (one mark per
+    session, oldest first; a legend below says how to read it), the fastest levels."""
+    from kata.output import say
+
     width = max((len(r.kata.slug) for r in rows), default=10)
     plain = plain_text_wanted()
     for r in rows:
@@ -273,16 +285,23 @@ def progress_lines(rows) -> None:
         bar = ("#" if plain else "█") * filled + ("." if plain else "░") * (20 - filled)
         line = f"{r.kata.slug:<{width}}  {bar} {r.best:g}/{possible}"
         if r.per_session:
-            spark = "".join(SPARKS[min(8, round(8 * pts / possible))] if not plain else
+            spark = "".join(SPARKS[min(7, round(7 * pts / possible))] if not plain else
                             str(min(9, int(10 * pts / possible))) for _, pts in r.per_session)
             line += f"  sessions: {spark}"
-        out.print(line, markup=False, highlight=False)
+        say(line, markup=False, indent=width + 2)
         if r.fastest:
-            out.print(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {clock(t)}"
-                                                                for lv, t in r.fastest.items()),
-                      markup=False, highlight=False)
+            say(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {clock(t)}"
+                                                         for lv, t in r.fastest.items()),
+                markup=False)
+        if getattr(r, "other_suite", None):
+            say(" " * (width + 2) + "graded on an older hidden suite in session(s) "
+                + ", ".join(map(str, r.other_suite)) + ": `kata regrade N` to compare",
+                markup=False, indent=width + 2)
+    if any(r.per_session for r in rows):
+        scale = "0 = under 10%, 9 = 90% or more" if plain else f"{SPARKS[0]} = 0 points, {SPARKS[-1]} = full marks"
+        say(f"sessions: one mark per session, oldest first ({scale})", markup=False)
     if not any(r.per_session or r.best for r in rows):
-        out.print("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.")
+        say("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.", markup=False)
 
 
 def deadline_warning(remaining: float) -> str:

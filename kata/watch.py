@@ -1,15 +1,26 @@
 """`kata watch`: re-run the visible tests of a question on every save, with the clock in view.
 
-On a terminal it draws one screen (rich Live): the countdown, each question's state (levels open,
-visible tests passed, hidden points), and the first failing visible test in full. Keys: `s` submit
-the current question, `h` its next hint, `n`/`p` next/previous question, `q` quit. Without a
-terminal it prints one plain line per event and reads no keys (scripts and tests drive it so).
+One event loop, as rustlings' watch: saves, keys, clock ticks, grading progress and grading done
+all arrive as events on one queue, and the loop handles them one at a time:
 
-Every save it sees is snapshotted (the visible run records the file's text, as `kata check` does).
-When the clock runs out while it watches, the last saved version of each file is auto-submitted
-then and there (kata.session.settle), and it stops.
+    save      -> grade the saved question's visible tests (in a worker thread)
+    key       -> s submit, h hint, n/p next/previous question, q quit
+    tick      -> redraw the clock; when the session is over, auto-submit and stop
+    progress  -> redraw "grading adder (hidden suite) 12/45"
+    graded    -> show the result; a submit that opened a level re-runs that question's visible
+                 tests, so no panel shows a state older than the level that opened
 
-What it leaves out: it watches the workspace folder only, and re-runs one question at a time.
+It runs the visible tests of every question at start. While a grading runs the clock keeps
+ticking, the screen says "grading...", and keys typed meanwhile are dropped (`ss` submits once);
+a save made meanwhile is graded right after.
+
+On a terminal it draws one screen (rich Live) and reads single keys; without one it prints one
+plain line per event and reads no keys (scripts and tests drive it so, and may put key events on
+its queue). Every save it sees is snapshotted (the visible run records the file's text, as
+`kata check` does). When the clock runs out, the last saved version of each file is
+auto-submitted then and there (kata.session.settle), and it stops.
+
+What it leaves out: it watches the workspace folder only, and grades one thing at a time.
 """
 
 from __future__ import annotations
@@ -17,11 +28,28 @@ from __future__ import annotations
 import queue
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kata import session as sessions
 from kata.catalog import Kata, Workbook
+
+TICK_S = 1.0
+
+
+@dataclass
+class Event:
+    kind: str  # save | key | tick | progress | graded
+    data: object = None
+
+
+@dataclass
+class Job:
+    """A grading running in a worker thread: what the screen says, and what to do when done."""
+    label: str  # "adder (hidden suite)"
+    done: int = 0
+    total: int | None = None
 
 
 @dataclass
@@ -29,68 +57,200 @@ class Watch:
     wb: Workbook
     katas: list[Kata]  # the questions, in order
     plain: bool = True
-    stop_after: int | None = None  # stop after this many saves were handled (for scripts)
+    stop_after: int | None = None  # stop after this many saves were graded (for scripts)
     current: int = 0  # index into katas
     message: str = ""  # the last action's outcome, shown under the table
     last: dict = field(default_factory=dict)  # slug -> the last visible SuiteResult
-    handled: int = 0
-    keys: "queue.Queue[str]" = field(default_factory=queue.Queue)
+    handled: int = 0  # saves graded
+    job: Job | None = None  # the grading running now, if any
+    pending: list = field(default_factory=list)  # saves that arrived while a job ran
+    events: "queue.Queue[Event]" = field(default_factory=queue.Queue)
     stop: threading.Event = field(default_factory=threading.Event)
+    _worker: threading.Thread | None = field(default=None, repr=False)
 
-    # --- what happens ---------------------------------------------------------
+    # --- the loop ------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Watch until `q`, the end of the session, or `stop_after` saves."""
+        self.wb.workspace.mkdir(parents=True, exist_ok=True)
+        self.emit(f"watching {len(self.katas)} file(s) in workspace/: save to run the visible tests")
+        live, reader = self._screen_start()
+        threads = [threading.Thread(target=self._watch_files, daemon=True),
+                   threading.Thread(target=self._tick, daemon=True)]
+        for t in threads:
+            t.start()
+        try:
+            self.start_job("visible tests of every question", self._check_all, self.katas)
+            while not self.stop.is_set():
+                try:
+                    ev = self.events.get(timeout=TICK_S)
+                except queue.Empty:
+                    continue
+                self.dispatch(ev)
+                if live is not None:
+                    live.update(self.render(), refresh=True)
+        finally:
+            self.stop.set()
+            if reader is not None:
+                reader.restore()
+            if live is not None:
+                live.update(self.render(), refresh=True)
+                live.stop()
+            if self._worker is not None:  # let a grading in flight record its result
+                self._worker.join(timeout=120)
+
+    def dispatch(self, ev: Event) -> None:
+        getattr(self, "on_" + ev.kind)(ev.data)
+
+    def drain(self, timeout: float = 60.0) -> None:
+        """Handle queued events until no grading runs and none is left (headless use)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                self.dispatch(self.events.get(timeout=0.05))
+            except queue.Empty:
+                if self.job is None:
+                    return
+
+    # --- events --------------------------------------------------------------------
 
     def on_save(self, path: Path) -> None:
-        kata = next((k for k in self.katas if self.wb.workspace_file(k) == path), None)
+        kata = next((k for k in self.katas if self.wb.workspace_file(k) == Path(path)), None)
         if kata is None:
             return
+        if self.job is not None:  # graded right after the job in flight
+            if kata not in self.pending:
+                self.pending.append(kata)
+            return
         self.current = self.katas.index(kata)
-        try:
-            (graded,) = sessions.check(self.wb, [kata])
-        except Exception as exc:  # noqa: BLE001 - a file mid-save, say: report, keep watching
-            self.message = f"{kata.slug}: {exc}"
-        else:
-            self.last[kata.slug] = graded.result
-            r = graded.result
-            self.message = f"{kata.slug} saved: visible {r.passed}/{len(r.tests)} pass"
-        self.handled += 1
-        self.emit(self.message + self.first_failure_line())
-        if self.stop_after is not None and self.handled >= self.stop_after:
-            self.stop.set()
+        self.start_job(f"{kata.slug} (visible tests)", self._check_saved, kata)
 
     def on_key(self, key: str) -> None:
-        kata = self.katas[self.current]
-        if key == "q":
+        if key == "q":  # quitting always works (a grading in flight still records its result)
             self.stop.set()
-        elif key in ("n", "p"):
+            return
+        if self.job is not None:  # dropped: keys typed while grading never pile up
+            return
+        kata = self.katas[self.current]
+        if key in ("n", "p"):
             self.current = (self.current + (1 if key == "n" else -1)) % len(self.katas)
-            self.message = f"question {self.current + 1}: {self.katas[self.current].slug}"
+            self.say(f"question {self.current + 1}: {self.katas[self.current].slug}")
         elif key == "s":
-            try:
-                (graded,) = sessions.submit(self.wb, [kata])
-            except Exception as exc:  # noqa: BLE001 - one line, keep watching
-                self.message = f"submit {kata.slug}: {exc}"
-            else:
-                r = graded.result
-                opened = f"; level {graded.opened[0]} is open" if graded.opened else ""
-                self.message = (f"submitted {kata.slug}: {r.points_earned:g}/{r.points_possible:g} "
-                                f"points on levels {', '.join(map(str, graded.levels or []))}{opened}")
+            self.start_job(f"{kata.slug} (hidden suite)", self._submit, kata)
         elif key == "h":
             h = sessions.next_hint(self.wb, kata)
-            self.message = (f"hint {h.index + 1} of {h.total} (level {h.level}): {h.text}" if h
-                            else f"every hint of {kata.slug}'s open levels is shown already")
-        self.emit(self.message)
+            self.say(f"hint {h.number} of {h.total} (level {h.level}): {h.text}" if h
+                     else f"every hint of {kata.slug}'s open levels is shown already")
 
-    def tick(self) -> bool:
-        """Once a second or so: False when the session is over (after settling it)."""
-        live = sessions.live_session(self.wb)
-        if live is not None:
-            return True
-        for a in sessions.settle(self.wb):
+    def on_tick(self, _=None) -> None:
+        """Once a second: when the session is over, settle it and stop."""
+        if sessions.live_session(self.wb) is not None or self.job is not None:
+            return
+        for a in sessions.settle(self.wb, self._announce):
             self.emit(f"the clock ran out: auto-submitted {a.kata.slug} (saved "
                       f"{_clock(a.saved_at - a.session.started_at)} in): "
                       f"{a.submission.points_earned:g}/{a.submission.points_possible:g} points")
         self.emit("the session is over: `kata review` shows what you missed")
-        return False
+        self.stop.set()
+
+    def on_progress(self, counts) -> None:
+        if self.job is not None:
+            self.job.done, self.job.total = counts
+
+    def on_graded(self, then) -> None:
+        """A job finished: `then()` applies its result (in this thread); then the saves that
+        arrived meanwhile are graded."""
+        self.job = None
+        then()
+        if self.stop_after is not None and self.handled >= self.stop_after:
+            self.stop.set()
+            return
+        if self.job is None and self.pending:
+            self.on_save(self.wb.workspace_file(self.pending.pop(0)))
+
+    # --- jobs (run in a worker thread; their results come back as a graded event) -----------
+
+    def start_job(self, label: str, work, *args) -> None:
+        self.job = Job(label)
+        self.emit(f"grading {label}...")
+
+        def run():
+            try:
+                then = work(*args)
+            except Exception as exc:  # noqa: BLE001 - a file mid-save, say: report, keep watching
+                then = self._said(f"{label}: {exc}")
+            self.events.put(Event("graded", then))
+
+        self._worker = threading.Thread(target=run, daemon=True)
+        self._worker.start()
+
+    def _progress(self, kata):
+        return lambda done, total, level: self.events.put(Event("progress", (min(done, total), total)))
+
+    def _check_all(self, katas):
+        results = [(k, sessions.check(self.wb, [k], self._progress)[0]) for k in katas
+                   if self.wb.workspace_file(k).is_file()]
+
+        def then():
+            for k, graded in results:
+                self.last[k.slug] = graded.result
+            self.say("visible tests: " + ", ".join(
+                f"{k.slug} {g.result.passed}/{len(g.result.tests)}" for k, g in results))
+        return then
+
+    def _check_saved(self, kata):
+        (graded,) = sessions.check(self.wb, [kata], self._progress)
+
+        def then():
+            self.last[kata.slug] = graded.result
+            self.handled += 1
+            r = graded.result
+            self.say(f"{kata.slug} saved: visible {r.passed}/{len(r.tests)} pass"
+                     + self.first_failure_line())
+        return then
+
+    def _submit(self, kata):
+        (graded,) = sessions.submit(self.wb, [kata], self._progress)
+
+        def then():
+            r = graded.result
+            lv = graded.levels or []
+            opened = f"; level {graded.opened[0]} is open" if graded.opened else ""
+            self.say(f"submitted {kata.slug}: {r.points_earned:g}/{r.points_possible:g} points on "
+                     f"level{'s' if len(lv) > 1 else ''} {', '.join(map(str, lv))}{opened}")
+            if graded.opened:  # its visible tests changed: never show the old count
+                self.last.pop(kata.slug, None)
+                self.start_job(f"{kata.slug} (visible tests of level {graded.opened[0]})",
+                               self._check_all, [kata])
+        return then
+
+    def _said(self, message: str):
+        return lambda: self.say(message)
+
+    def _announce(self, kata):
+        self.emit(f"the clock ran out: auto-submitting {kata.slug}...")
+        return None
+
+    # --- background sources of events ----------------------------------------------
+
+    def _watch_files(self) -> None:
+        from watchfiles import Change, watch
+
+        for changes in watch(self.wb.workspace, debounce=300, step=50, rust_timeout=500,
+                             yield_on_timeout=True, stop_event=self.stop):
+            for change, name in sorted(changes):
+                if change != Change.deleted:
+                    self.events.put(Event("save", Path(name)))
+
+    def _tick(self) -> None:
+        while not self.stop.wait(TICK_S):
+            self.events.put(Event("tick"))
+
+    # --- output ------------------------------------------------------------------
+
+    def say(self, message: str) -> None:
+        self.message = message
+        self.emit(message)
 
     def first_failure_line(self) -> str:
         r = self.last.get(self.katas[self.current].slug)
@@ -99,8 +259,6 @@ class Watch:
             return ""
         t = failing[0]
         return f"; first failure: {t.name.split('::')[-1]}: {t.message}"
-
-    # --- output ------------------------------------------------------------------
 
     def emit(self, line: str) -> None:
         if self.plain:
@@ -117,15 +275,38 @@ class Watch:
         return f"{_clock(remaining)} left" + (f", {warn}" if warn else "")
 
     def render(self):
-        """The screen: clock, questions, the first failing test in full, the keys."""
+        """The screen: clock (and the grading running), questions, the first failing test in
+        full, the last message, the keys."""
         from rich.console import Group
-        from rich.markup import escape
-        from rich.table import Table
         from rich.text import Text
+
+        top = Text(self.clock_text(), style="bold")
+        if self.job is not None:
+            count = f" {self.job.done}/{self.job.total}" if self.job.total else ""
+            top.append(f"   grading {self.job.label}...{count}", style="yellow")
+        parts = [top, self._table()]
+        r = self.last.get(self.katas[self.current].slug)
+        failing = [t for t in r.tests if t.status != "pass"] if r else []
+        if failing:
+            t = failing[0]
+            detail = (t.detail or "").strip().splitlines()[-15:]
+            parts.append(Text(f"first failure: {t.name.split('::')[-1]}: {t.message or ''}"))
+            parts.append(Text("\n".join("  " + line for line in detail), style="dim"))
+        elif r and self.job is None:
+            parts.append(Text("every visible test passes: `s` submits", style="green"))
+        if self.message:
+            parts.append(Text(self.message))
+        keys = ("keys paused while grading" if self.job is not None
+                else "keys: s submit  h hint  n/p next/previous question  q quit")
+        parts.append(Text(keys, style="dim"))
+        return Group(*parts)
+
+    def _table(self):
+        from rich.table import Table
 
         from kata.views import levels_label
 
-        _, remaining, rows = sessions.status(self.wb)
+        _, _, rows = sessions.status(self.wb)
         table = Table(show_edge=False, expand=False)
         for col in ("", "question", "levels", "visible", "hidden"):
             table.add_column(col, no_wrap=True)
@@ -136,57 +317,20 @@ class Watch:
             hidden = f"{r.hidden[0]:g}/{r.hidden[1]:g}" if r.hidden else "-"
             table.add_row(">" if i == self.current else "", r.slug, levels_label(r.levels, r.levels_open),
                           visible, hidden)
-        parts = [Text(self.clock_text(), style="bold"), table]
-        r = self.last.get(self.katas[self.current].slug)
-        failing = [t for t in r.tests if t.status != "pass"] if r else []
-        if failing:
-            t = failing[0]
-            detail = (t.detail or "").strip().splitlines()[-15:]
-            parts.append(Text(f"first failure: {t.name.split('::')[-1]}: {t.message or ''}"))
-            parts.append(Text("\n".join("  " + line for line in detail), style="dim"))
-        elif r:
-            parts.append(Text("every visible test passes: `s` submits", style="green"))
-        if self.message:
-            parts.append(Text(escape(self.message)))
-        parts.append(Text("keys: s submit  h hint  n/p next/previous question  q quit", style="dim"))
-        return Group(*parts)
+        return table
 
-    # --- the loop ------------------------------------------------------------------
+    def _screen_start(self):
+        if self.plain:
+            return None, None
+        from rich.live import Live
 
-    def run(self) -> None:
-        from watchfiles import Change, watch
+        from kata.views import console
 
-        self.wb.workspace.mkdir(parents=True, exist_ok=True)
-        self.emit(f"watching {len(self.katas)} file(s) in workspace/: save to run the visible tests")
-        live = None
-        reader = None
-        if not self.plain:
-            from rich.live import Live
-
-            from kata.views import console
-
-            live = Live(self.render(), console=console(), auto_refresh=False, transient=False)
-            live.start()
-            reader = _KeyReader(self.keys, self.stop)
-            reader.start()
-        try:
-            for changes in watch(self.wb.workspace, debounce=300, step=50, rust_timeout=500,
-                                 yield_on_timeout=True, stop_event=self.stop):
-                for change, name in sorted(changes):
-                    if change != Change.deleted:
-                        self.on_save(Path(name))
-                while not self.keys.empty():
-                    self.on_key(self.keys.get())
-                if self.stop.is_set() or not self.tick():
-                    break
-                if live is not None:
-                    live.update(self.render(), refresh=True)
-        finally:
-            if reader is not None:
-                reader.restore()
-            if live is not None:
-                live.update(self.render(), refresh=True)
-                live.stop()
+        live = Live(self.render(), console=console(), auto_refresh=False, transient=False)
+        live.start()
+        reader = _KeyReader(self.events, self.stop)
+        reader.start()
+        return live, reader
 
 
 def _clock(seconds: float) -> str:
@@ -196,11 +340,11 @@ def _clock(seconds: float) -> str:
 
 
 class _KeyReader(threading.Thread):
-    """Single keypresses from a terminal (cbreak mode), into a queue."""
+    """Single keypresses from a terminal (cbreak mode), onto the event queue."""
 
-    def __init__(self, keys: queue.Queue, stop: threading.Event):
+    def __init__(self, events: queue.Queue, stop: threading.Event):
         super().__init__(daemon=True)
-        self.keys, self.stop = keys, stop
+        self.events, self.stop = events, stop
         self.saved = None
         try:
             import termios
@@ -221,7 +365,7 @@ class _KeyReader(threading.Thread):
             if ready:
                 key = os.read(self.fd, 1).decode(errors="ignore").lower()
                 if key:
-                    self.keys.put(key)
+                    self.events.put(Event("key", key))
 
     def restore(self) -> None:
         if self.saved is not None:

@@ -62,7 +62,7 @@ def test_exam_naming_unknown_kata(fixture_workbook):
 
 def test_unknown_kata_and_exam(fixture_workbook):
     wb = Workbook.find()
-    with pytest.raises(CatalogError, match="unknown kata 'nope'. Known katas: adder"):
+    with pytest.raises(CatalogError, match="unknown kata 'nope'. `kata list` shows the katas."):
         wb.kata("nope")
     with pytest.raises(CatalogError, match="unknown exam 'nope'. Known exams: mini"):
         wb.exam("nope")

@@ -47,8 +47,13 @@ def test_full_session_with_the_reference_gets_full_marks(wb, isolated_state):
     assert "30/30 points" in rev and "subtracts to a negative" in rev
     data = json.loads(kata("review", "1", "--json").output)
     assert data["points_earned"] == 30 and data["questions"][0]["submissions"] == 1
-    hist = json.loads(kata("history", "--json").output)
+    hist = json.loads(kata("history", "--json").output)["sessions"]
     assert hist[0]["points_earned"] == 30 and hist[0]["status"] == "finished"
+    # every --json output is one object that starts with its shape's version (docs/FORMATS.md)
+    for args in (["list"], ["show", "adder"], ["status"], ["review", "1"], ["history"], ["progress"],
+                 ["snapshots", "adder"], ["check", "adder"], ["submit", "adder"], ["validate", "adder"]):
+        data = json.loads(kata(*args, "--json", code=None).output)
+        assert isinstance(data, dict) and next(iter(data)) == "version" and data["version"] == 1, args
 
 
 def test_stub_scores_zero_with_per_level_output(wb, isolated_state):
@@ -57,7 +62,7 @@ def test_stub_scores_zero_with_per_level_output(wb, isolated_state):
     assert "0/2 pass" in check and "NotImplementedError" in check
     sub = kata("submit", code=1).output
     assert "0/2" in sub and "0/3" in sub and "0/30" in sub
-    data = json.loads(kata("submit", "--json", code=1).output)[0]
+    data = json.loads(kata("submit", "--json", code=1).output)["results"][0]
     assert data["status"] == "fail" and data["points_earned"] == 0
     assert [lv["passed"] for lv in data["levels"]] == [0, 0]
     assert "edge" not in data["tests"][0] and "message" not in data["tests"][0]
@@ -82,7 +87,8 @@ def test_start_over_learner_file_says_where_it_was_archived(wb, isolated_state):
     workspace_file(isolated_state).write_text("mine\n")
     kata("finish")
     out = kata("start", "adder").output
-    assert "archived to .kata/archive/" in out
+    # the state folder is elsewhere (KATA_STATE_DIR): its paths are named in full
+    assert f"archived to {isolated_state.resolve() / '.kata' / 'archive'}/" in out
     archived = list((isolated_state / ".kata" / "archive").rglob("adder.py"))
     assert [p.read_text() for p in archived] == ["mine\n"]
 

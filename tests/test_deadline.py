@@ -36,7 +36,7 @@ def test_saved_reference_is_auto_submitted_after_the_deadline_with_full_points(i
     saved_at(target, 20)
     at(monkeypatch, 45)
     result = kata("history", "--json")
-    (row,) = json.loads(result.stdout)
+    (row,) = json.loads(result.stdout)["sessions"]
     assert row["status"] == "timed_out"
     assert row["points_earned"] == 100 == row["points_possible"]  # every level, opened in turn
     assert row["auto_submitted"] == ["lru-kv-cache"]
@@ -57,7 +57,7 @@ def test_a_progressive_auto_submission_stops_at_the_first_level_it_fails(
     target.write_text(src.replace("return a - b", "return b - a"))  # level 1 fails one test
     saved_at(target, 60)
     at(monkeypatch, 400)
-    row = json.loads(kata("history", "--json").stdout)[0]
+    row = json.loads(kata("history", "--json").stdout)["sessions"][0]
     assert row["points_earned"] == 2.5 and row["points_possible"] == 30  # level 2 never opened
 
 
@@ -70,7 +70,7 @@ def test_a_file_saved_after_the_deadline_is_not_what_counts(fixture_workbook, is
     shutil.copyfile(fixture_workbook / "solutions" / "adder.py", target)
     saved_at(target, 400)  # after the 5-minute deadline
     at(monkeypatch, 500)
-    row = json.loads(kata("history", "--json").stdout)[0]
+    row = json.loads(kata("history", "--json").stdout)["sessions"][0]
     assert row["status"] == "timed_out" and row["points_earned"] == 0  # the stub was graded
 
 
@@ -86,7 +86,7 @@ def test_the_best_counted_submission_is_the_score(fixture_workbook, isolated_sta
     kata("submit", code=1)  # worse
     saved_at(target, 120)
     at(monkeypatch, 400)
-    row = json.loads(kata("history", "--json").stdout)[0]
+    row = json.loads(kata("history", "--json").stdout)["sessions"][0]
     assert row["points_earned"] == 30 and row["auto_submitted"] == []
 
 
@@ -110,7 +110,7 @@ def test_a_submit_started_before_the_deadline_counts_though_it_ends_after(
     assert "Recorded for session 1" in out
     monkeypatch.setattr(grading, "grade", real_grade)
     at(monkeypatch, 400)
-    row = json.loads(kata("history", "--json").stdout)[0]
+    row = json.loads(kata("history", "--json").stdout)["sessions"][0]
     assert row["points_earned"] == 30 and row["status"] == "timed_out"
 
 
@@ -121,7 +121,7 @@ def test_a_submit_started_after_the_deadline_does_not_count(fixture_workbook, is
     shutil.copyfile(fixture_workbook / "solutions" / "adder.py", ws(isolated_state, "adder.py"))
     saved_at(ws(isolated_state, "adder.py"), 301)
     kata("submit", "adder")  # practice: no live session holds it
-    row = json.loads(kata("history", "--json").stdout)[0]
+    row = json.loads(kata("history", "--json").stdout)["sessions"][0]
     assert row["points_earned"] == 0 and row["status"] == "timed_out"
 
 
@@ -131,7 +131,7 @@ def test_finish_is_finished_not_timed_out(fixture_workbook, isolated_state, monk
     at(monkeypatch, 10)
     kata("finish")
     at(monkeypatch, 1000)
-    assert json.loads(kata("history", "--json").stdout)[0]["status"] == "finished"
+    assert json.loads(kata("history", "--json").stdout)["sessions"][0]["status"] == "finished"
 
 
 def test_a_failed_auto_submission_is_retried_by_a_later_command(fixture_workbook, isolated_state, monkeypatch):
@@ -147,7 +147,7 @@ def test_a_failed_auto_submission_is_retried_by_a_later_command(fixture_workbook
     failed = kata("history", "--json", code=2)
     assert "MANIFEST.json" in failed.output
     manifest.write_text(good)
-    row = json.loads(kata("history", "--json").stdout)[0]
+    row = json.loads(kata("history", "--json").stdout)["sessions"][0]
     assert row["points_earned"] == 30 and row["auto_submitted"] == ["adder"]
 
 

@@ -106,7 +106,7 @@ def test_mutation_score_is_reported_and_a_weak_suite_scores_low(empty_workbook):
         "import pytest\n\n\n@pytest.mark.level(1)\n@pytest.mark.points(1)\n@pytest.mark.edge('empty')\n"
         "def test_empty(impl):\n    assert impl.count_admitted([], 5) == 0\n"
     )
-    weak = json.loads(kata("validate", "weak", "--mutants", "--json").output)[0]
+    weak = json.loads(kata("validate", "weak", "--mutants", "--json").output)["katas"][0]
     assert weak["score"] is not None and weak["score"] < 0.5, weak
     assert weak["survived"] > 0 and all(m["diff"].startswith("---") for m in weak["survivors"])
 
@@ -243,7 +243,13 @@ def test_grade_batch_and_merge_commands_write_csv_and_json(fixture_workbook, tmp
     for name in ("alice", "bob"):
         shutil.copytree(FIXTURES / "cohort" / name, cohort / name)
     kata("grade-batch", str(cohort), "--out", str(tmp_path / "g1"), "--shard", "1/2", "--workers", "2")
-    kata("grade-batch", str(cohort), "--out", str(tmp_path / "g2"), "--shard", "2/2")
+    kata("grade-batch", str(cohort), "--out", str(tmp_path / "g2"), "--shard", "2/2",
+         "--junit-xml", str(tmp_path / "g2.xml"))
+    import xml.etree.ElementTree as ET
+
+    (suite,) = ET.parse(tmp_path / "g2.xml").getroot().findall("testsuite")
+    assert suite.get("name") == "bob/adder" and suite.get("tests") == "5"
+    assert all(c.get("file") == "graders/adder/test_adder.py" and c.get("line") for c in suite.findall("testcase"))
     kata("gradebook", "merge", str(tmp_path / "g1" / "gradebook.json"), str(tmp_path / "g2" / "gradebook.json"),
          "--out", str(tmp_path / "all"))
     csv_text = (tmp_path / "all" / "gradebook.csv").read_text().splitlines()
@@ -251,6 +257,9 @@ def test_grade_batch_and_merge_commands_write_csv_and_json(fixture_workbook, tmp
     assert csv_text[1].startswith("alice,adder,pass,30.0,30")
     assert csv_text[2].startswith("bob,adder,fail,0.0,30")
     assert json.loads((tmp_path / "all" / "gradebook.json").read_text())["students"] == ["alice", "bob"]
+    # a row per student, a column per kata (what Canvas and Gradescope import)
+    wide = (tmp_path / "all" / "gradebook-wide.csv").read_text().splitlines()
+    assert wide == ["student,adder,total,possible", "alice,30.0,30.0,30", "bob,0.0,0.0,30"]
     assert "K/N" in kata("grade-batch", str(cohort), "--shard", "3/2", code=2).output
 
 

@@ -37,7 +37,7 @@ def test_kata_has_a_bug_zoo_of_twelve(slug):
     from kata.zoo import ZooPatch, entries
 
     bugs = entries(WB.kata(slug).bugs)
-    assert len(bugs) >= 12, f"{slug}: {len(bugs)} bug patches in tests/bugs/{slug}/, KATAS.md asks for 12"
+    assert len(bugs) >= 12, f"{slug}: {len(bugs)} bug patches in tests/bugs/{slug}/, docs/KATA_STANDARD.md asks for 12"
     for bug in bugs:  # each says what it breaks, and at which level
         header = ZooPatch.parse(bug).header
         assert header.get("Bug") and header.get("Level", "").isdigit(), bug.name

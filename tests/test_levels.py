@@ -39,13 +39,13 @@ def test_a_single_kata_opens_one_level_at_a_time(wb, isolated_state, monkeypatch
     assert "## Rules for every level" in first["markdown"]
     assert "This kata has 2 levels" in first["markdown"] and "level 2 opens when" in first["markdown"]
     # the examples and the hidden suite of the open level only; its hints only
-    check = json.loads(kata("check", "--json", code=1).output)[0]
+    check = json.loads(kata("check", "--json", code=1).output)["results"][0]
     assert {t["task_id"] for t in check["tests"]} == {1}
     assert "Hint 2 of 3 (level 1)" in (kata("hint", "adder"), kata("hint", "adder").output)[1]
     assert "belong to levels not open yet" in kata("hint", "adder").output
     reference(wb, isolated_state)
     at(monkeypatch, 120)
-    sub = json.loads(kata("submit", "--json").output)[0]
+    sub = json.loads(kata("submit", "--json").output)["results"][0]
     assert {t["task_id"] for t in sub["tests"]} == {1} and sub["levels_graded"] == [1]
     assert sub["levels_opened"] == [2] and sub["points_possible"] == 10
     second = show()
@@ -73,7 +73,7 @@ def test_a_failing_level_keeps_the_next_one_closed(wb, isolated_state):
     kata("start", "adder", "--yes")
     src = (wb / "solutions" / "adder.py").read_text().replace("return a - b", "return b - a")
     workspace_file(isolated_state).write_text(src)
-    sub = json.loads(kata("submit", "--json", code=1).output)[0]
+    sub = json.loads(kata("submit", "--json", code=1).output)["results"][0]
     assert sub["levels_opened"] == [] and show()["levels"] == [1]
 
 
@@ -97,7 +97,7 @@ def test_an_exam_question_covers_only_its_levels(wb, isolated_state, monkeypatch
     assert "This question covers level 1 of the kata's 2" in data["markdown"]
     reference(wb, isolated_state)
     at(monkeypatch, 60)
-    sub = json.loads(kata("submit", "--json").output)[0]
+    sub = json.loads(kata("submit", "--json").output)["results"][0]
     assert {t["task_id"] for t in sub["tests"]} == {1} and len(sub["tests"]) == 2
     assert sub["points_earned"] == sub["points_possible"] == 10 and sub["levels_opened"] == []
     assert [lv["level"] for lv in sub["levels"]] == [1]
@@ -106,7 +106,7 @@ def test_an_exam_question_covers_only_its_levels(wb, isolated_state, monkeypatch
     rev = json.loads(kata("review", "--json").output)
     assert rev["points_earned"] == rev["points_possible"] == 10
     assert [t["task_id"] for t in rev["questions"][0]["result"]["tests"]] == [1, 1]
-    hist = json.loads(kata("history", "--json").output)[0]
+    hist = json.loads(kata("history", "--json").output)["sessions"][0]
     assert hist["points_possible"] == 10 and hist["status"] == "timed_out"
 
 
@@ -126,7 +126,7 @@ def test_review_and_history_show_when_each_level_passed(wb, isolated_state, monk
     assert "submitted at: 1:00, 2:30, 4:30" in rev
     data = json.loads(kata("review", "--json").output)["questions"][0]
     assert data["level_passed_s"] == {"1": 150.0, "2": 270.0}
-    hist = json.loads(kata("history", "--json").output)[0]
+    hist = json.loads(kata("history", "--json").output)["sessions"][0]
     assert hist["level_passed_s"] == {"adder": {"1": 150.0, "2": 270.0}}
     assert hist["status"] == "finished"
     assert "adder L1 2:30 L2 4:30" in kata("history").output

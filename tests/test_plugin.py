@@ -11,14 +11,52 @@ from kata.grading import Limits, caught_bugs
 from tests.conftest import FIXTURES
 
 
-def test_settings_built_in_a_conftest_are_derandomized(tmp_path):
+def _pytest(folder, *args):
+    return subprocess.run([sys.executable, "-m", "pytest", str(folder), "-q", "-p", "no:cacheprovider", *args],
+                          capture_output=True, text=True, cwd=folder)
+
+
+def test_settings_built_in_a_conftest_are_derandomized_in_a_workbook(tmp_path):
+    (tmp_path / "katas").mkdir()
+    (tmp_path / "graders").mkdir()
     (tmp_path / "conftest.py").write_text("from hypothesis import settings\nEARLY = settings(max_examples=5)\n")
     (tmp_path / "test_h.py").write_text(
         "from conftest import EARLY\n\ndef test_profile():\n"
         "    assert EARLY.derandomize and EARLY.database is None\n"
     )
-    run = subprocess.run([sys.executable, "-m", "pytest", str(tmp_path), "-q", "-p", "no:cacheprovider"],
-                         capture_output=True, text=True, cwd=tmp_path)
+    run = _pytest(tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+UNRELATED_TEST = """
+import pytest
+from hypothesis import given, settings, strategies as st
+
+def test_hypothesis_keeps_its_defaults():
+    assert settings().derandomize is False
+    assert settings().database is not None
+
+def test_no_impl_fixture(request):
+    with pytest.raises(pytest.FixtureLookupError):
+        request.getfixturevalue("impl")
+"""
+
+
+def test_an_unrelated_project_in_the_same_environment_is_left_alone(tmp_path):
+    """Installing kata changes no other project: no profile, no `impl` fixture, no markers."""
+    (tmp_path / "test_other.py").write_text(UNRELATED_TEST)
+    run = _pytest(tmp_path)
+    assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout + run.stderr
+    # kata's markers are unknown there: --strict-markers rejects them
+    (tmp_path / "test_marked.py").write_text("import pytest\n\n@pytest.mark.level(1)\ndef test_m():\n    pass\n")
+    strict = _pytest(tmp_path, "--strict-markers")
+    assert strict.returncode != 0 and "'level' not found in `markers`" in strict.stdout, strict.stdout
+
+
+def test_a_kata_option_activates_the_plugin_outside_a_workbook(tmp_path):
+    (tmp_path / "test_other.py").write_text(
+        "from hypothesis import settings\n\ndef test_profile():\n    assert settings().derandomize\n")
+    run = _pytest(tmp_path, "--kata-impl-module", "unused")
     assert run.returncode == 0, run.stdout + run.stderr
 
 

@@ -13,11 +13,13 @@ def quick_start_commands() -> list[str]:
     return [block.strip() for block in re.findall(r"```\n(.*?)```", section, re.S)]
 
 
-def test_quick_start_is_two_commands_and_ci_runs_the_test_one():
+def test_quick_start_installs_starts_and_ci_runs_the_test_command():
+    """Three blocks: install a wheel and make a workbook, start from a clone, run the tests."""
     commands = quick_start_commands()
-    assert len(commands) == 2, commands
-    start, test = commands
-    assert start.endswith("kata start") and test.endswith("pytest")
+    assert len(commands) == 3, commands
+    install, clone, test = commands
+    assert "pip wheel" in install and install.endswith("kata init my-prep && cd my-prep && kata start")
+    assert clone.endswith("kata start") and test.endswith("pytest")
     assert test in (REPO / ".ci" / "run").read_text().splitlines()
 
 

@@ -1,5 +1,6 @@
-"""`kata watch`, driven headless: saves re-run the visible tests and are snapshotted; keys act; the
-deadline auto-submits live."""
+"""`kata watch`, driven headless: it runs the visible tests at start; saves re-run them and are
+snapshotted; keys act, and are dropped while it grades; a level that opens refreshes the screen;
+the deadline auto-submits live."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import threading
 import time
 
 from kata.catalog import Workbook
-from kata.watch import Watch
+from kata.watch import Event, Watch
 from tests.test_cli import kata
 
 
@@ -51,11 +52,65 @@ def test_watch_shows_the_first_failure_and_keys_submit_hint_and_quit(
     assert "first failure: test_add:" in capsys.readouterr().out
     shutil.copyfile(fixture_workbook / "solutions" / "adder.py", isolated_state / "workspace" / "adder.py")
     for key in ("h", "s", "n", "q"):
-        w.on_key(key)
+        w.dispatch(Event("key", key))
+        w.drain()
     out = capsys.readouterr().out
     assert "hint 1 of 3 (level 1)" in out
-    assert "submitted adder: 10/10 points on levels 1; level 2 is open" in out
+    assert "submitted adder: 10/10 points on level 1; level 2 is open" in out
     assert w.stop.is_set()
+
+
+def test_watch_runs_the_visible_tests_at_start(fixture_workbook, isolated_state, capsys):
+    kata("start", "adder", "--yes", "--reveal", "all")
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=True)
+
+    def quit_once_graded():
+        deadline = time.monotonic() + 60
+        while "adder" not in w.last and time.monotonic() < deadline:
+            time.sleep(0.05)
+        w.events.put(Event("key", "q"))
+
+    threading.Thread(target=quit_once_graded, daemon=True).start()
+    w.run()  # no save at all
+    assert w.last["adder"].passed == 0 and len(w.last["adder"].tests) == 2
+    assert "visible tests: adder 0/2" in capsys.readouterr().out
+
+
+def test_watch_drops_keys_typed_while_it_grades_and_says_it_is_grading(
+        fixture_workbook, isolated_state):
+    from rich.console import Console
+
+    kata("start", "adder", "--yes")
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", isolated_state / "workspace" / "adder.py")
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=False)
+    w.dispatch(Event("key", "s"))
+    w.dispatch(Event("key", "s"))  # typed while the first submit grades: dropped
+    w.dispatch(Event("key", "h"))  # dropped too
+    w.dispatch(Event("tick"))  # the clock keeps ticking meanwhile
+    console = Console(width=80, no_color=True, record=True, file=open("/dev/null", "w"))
+    console.print(w.render())
+    screen = console.export_text()
+    assert "grading adder (hidden suite)..." in screen and "left" in screen
+    assert "keys paused while grading" in screen
+    w.drain()
+    snaps = kata("snapshots", "adder").output
+    assert snaps.count("submit") == 1, snaps
+    assert "hint" not in w.message
+
+
+def test_watch_refreshes_the_visible_tests_when_a_level_opens(fixture_workbook, isolated_state):
+    kata("start", "adder", "--yes")  # progressive: level 1 of 2 open
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", isolated_state / "workspace" / "adder.py")
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=True)
+    w.on_save(isolated_state / "workspace" / "adder.py")
+    w.drain()
+    assert len(w.last["adder"].tests) == 1  # level 1's visible test
+    w.dispatch(Event("key", "s"))  # passes level 1: level 2 opens
+    w.drain()
+    assert len(w.last["adder"].tests) == 2 and w.last["adder"].passed == 2
 
 
 def test_watch_auto_submits_when_the_clock_runs_out(fixture_workbook, isolated_state, capsys):
@@ -83,6 +138,7 @@ def test_the_screen_renders_at_80_columns(fixture_workbook, isolated_state, monk
     w = Watch(wb, [wb.kata("adder")], plain=False)
     (isolated_state / "workspace" / "adder.py").write_text("def add(a, b):\n    return 0\n")
     w.on_save(isolated_state / "workspace" / "adder.py")
+    w.drain()
     console = Console(width=80, no_color=True, record=True, file=open("/dev/null", "w"))
     console.print(w.render())
     screen = console.export_text()

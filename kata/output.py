@@ -1,0 +1,185 @@
+"""The one output layer of the command line: consoles, wrapping, errors and the pager.
+
+Every command prints through here, so what a learner sees follows four rules:
+
+- **Prose wraps at spaces, never inside a word.** `say("...")` fits the text to the screen; a single
+  token wider than the screen (a path, a test's node id) stays whole on a line of its own, for the
+  terminal to wrap, so it can still be copied and an editor can still jump to `file:line`.
+- **Code is never re-wrapped.** `verbatim(text)` prints code and tracebacks line for line.
+- **An error is one `error:` line on stderr** (`error("...")`), wrapped like prose when the screen is
+  narrow, its continuation indented under the message.
+- **The pager runs only when it helps**: on a terminal, and only when the output is taller than the
+  screen (`with paged(): ...`). It honours the user's PAGER and LESS; with LESS unset it runs
+  `less -FRX` (as git does), so colour shows as colour, never as `ESC[1m`; a pager that cannot show
+  colour gets plain text (as click's echo_via_pager does).
+
+Width: the terminal's; piped, COLUMNS (prose is not wrapped without it; tables take 80). KATA_PLAIN=1 (tests) or NO_COLOR: no colour.
+
+Example:
+    say("Hint 1 of 3 (level 1): keep the arrivals in a heap ...")   # wrapped at 80 on a tty
+    with paged():
+        print_review(...)                                          # less -FRX, if taller
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+from rich.console import Console
+from rich.text import Text
+
+_consoles: dict[bool, Console] = {}  # stderr? -> its console
+
+
+def console(err: bool = False) -> Console:
+    """The console for stdout (or stderr), made once per process (tests reset it)."""
+    if err not in _consoles:
+        plain = bool(os.environ.get("KATA_PLAIN"))
+        _consoles[err] = Console(
+            stderr=err,
+            highlight=False,
+            no_color=plain or None,
+            width=int(os.environ.get("COLUMNS") or 100) if plain else None,
+            force_terminal=False if plain else None,
+            soft_wrap=False,
+        )
+    return _consoles[err]
+
+
+def reset() -> None:
+    """Forget the consoles (tests switch output streams and environment between invocations)."""
+    _consoles.clear()
+
+
+# --- wrapping ---------------------------------------------------------------------
+
+
+def wrap(text: Text, width: int, indent: int | None = None) -> list[Text]:
+    """`text` cut into lines of at most `width` cells at spaces. Each of its own lines keeps its
+    start; the lines wrapping adds start `indent` spaces in (None: as many as that line's own
+    leading spaces). A word wider than the room left stays whole on a line of its own.
+
+    Example: wrap(Text("  aa bb cc"), 7) -> [Text("  aa bb"), Text("  cc")]
+    """
+    lines: list[Text] = []
+    for para in text.split("\n", allow_blank=True):
+        plain = para.plain
+        pad = len(plain) - len(plain.lstrip(" ")) if indent is None else indent
+        starts = []  # offsets where a wrapped line begins (each at a word's first character)
+        line_start, has_word = 0, False
+        for m in re.finditer(r"\S+", plain):
+            room = width - (pad if starts else 0)
+            if has_word and m.end() - line_start > room:
+                starts.append(m.start())
+                line_start = m.start()
+            has_word = True
+        pieces = para.divide(starts) if starts else [para]
+        for i, piece in enumerate(pieces):
+            piece.rstrip()
+            lines.append(Text(" " * pad) + piece if i else piece)
+    return lines
+
+
+def say(message, *, indent: int | None = None, markup: bool = True, err: bool = False,
+        style: str | None = None) -> None:
+    """Prose: wrapped to the screen at spaces, never inside a word. `indent`: continuation lines
+    start that many spaces in (default: under the first line's own leading spaces)."""
+    con = console(err)
+    text = message if isinstance(message, Text) else (
+        Text.from_markup(message, style=style or "") if markup else Text(message, style=style or ""))
+    for line in wrap(text, prose_width(con), indent):
+        con.print(line, soft_wrap=True)
+
+
+def prose_width(con: Console) -> int:
+    """The width prose wraps to: the screen's; piped, COLUMNS if set, else no wrapping at all
+    (a file or a script gets each message on one line)."""
+    if con.is_terminal or os.environ.get("COLUMNS"):
+        return max(20, con.width)
+    return 1 << 30
+
+
+def verbatim(text: str, *, err: bool = False, style: str | None = None) -> None:
+    """Code or a traceback: every line as it is, never re-wrapped or cropped."""
+    console(err).print(text, markup=False, highlight=False, soft_wrap=True, style=style)
+
+
+def error(message: str) -> None:
+    """A usage or input error: one `error:` line on stderr (continuation indented under it)."""
+    say(Text("error: " + message), indent=7, err=True)
+
+
+# --- the pager ------------------------------------------------------------------------
+
+
+def pager_command(environ) -> tuple[list[str], dict[str, str], bool] | None:
+    """(argv, environment, shows colour) of the user's pager, or None for no pager.
+
+    PAGER wins (empty or `cat`: no pager); else `less`, else `more`. For less, an unset LESS
+    becomes "FRX" (quit if one screen, raw colour, keep the screen), as git sets it; a LESS or a
+    PAGER line of the user's own is kept, and colour is sent only if its flags include R or r.
+    Any other pager gets plain text.
+
+    Example: pager_command({}) -> (["less"], {"LESS": "FRX"}, True)
+    """
+    cmd = environ.get("PAGER")
+    if cmd is None:
+        cmd = "less" if shutil.which("less") else "more" if shutil.which("more") else ""
+    argv = shlex.split(cmd)
+    if not argv or os.path.basename(argv[0]) == "cat":
+        return None
+    env = dict(environ)
+    if os.path.basename(argv[0]) != "less":
+        return argv, env, False
+    if "LESS" not in environ:
+        env["LESS"] = "FRX"
+    flags = env["LESS"] + " " + " ".join(a for a in argv[1:] if a.startswith("-"))
+    return argv, env, bool(re.search(r"(^|\s)-?[A-Za-z]*[rR]", flags))
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)
+
+
+def on_terminal() -> bool:
+    """A person at a screen: stdin and stdout both terminals."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+@contextlib.contextmanager
+def paged():
+    """Collect what the block prints; on a terminal, page it when it is taller than the screen.
+    Without a terminal (a pipe, a file, tests) the block prints straight through."""
+    con = console()
+    if not (on_terminal() and con.is_terminal):
+        yield
+        return
+    with con.capture() as captured:
+        yield
+    page(captured.get(), con.size.height)
+
+
+def page(text: str, height: int) -> None:
+    """Show `text` through the pager if it is taller than `height` rows, else print it."""
+    found = pager_command(os.environ) if text.count("\n") >= height - 1 else None
+    if found is not None:
+        argv, env, colour = found
+        try:
+            subprocess.run(argv, input=(text if colour else strip_ansi(text)).encode(),
+                           env=env, check=False)
+            return
+        except OSError:  # a PAGER that does not run: print instead
+            pass
+        except KeyboardInterrupt:
+            return
+    sys.stdout.write(text)
+    sys.stdout.flush()

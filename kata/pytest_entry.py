@@ -1,0 +1,77 @@
+"""The pytest11 entry point: kata's options everywhere, its grading plugin only where it belongs.
+
+Installing kata must not change other projects that share its environment. So this module, which
+pytest loads in every run, only registers the `--kata-*` options (an option pytest does not know is
+an error, and the harness passes them from outside any workbook). The grading plugin itself
+(kata/pytest_plugin.py: the `impl` fixture, the level/points/edge markers, the derandomized
+hypothesis profile, the event stream) is registered only when
+
+* a `--kata-*` option is on the command line (the grading harness, `kata validate`, mutation runs), or
+* pytest runs inside a workbook: the current folder, or a path given on the command line, lies in
+  a folder with katas/ (a learner typing `pytest graders/<slug> --kata-impl workspace/x.py`, or
+  this project's own tests).
+
+Example: `pytest` in an unrelated project keeps hypothesis' default settings and sees no `impl`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+PLUGIN = "kata.pytest_plugin"
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("kata", "kata workbook grading")
+    group.addoption("--kata-impl", default=None, metavar="PATH",
+                    help="implementation file to test (default: the kata's reference solution)")
+    group.addoption("--kata-impl-module", default=None, metavar="NAME",
+                    help="module name to import it under (default: the kata's learner module name)")
+    group.addoption("--kata-events", default=None, metavar="PATH",
+                    help="append one JSON line per test event to PATH")
+    group.addoption("--kata-levels", default=None, metavar="N,N",
+                    help="run only the tests of these levels (an exam question's, or the levels "
+                         "open so far); the others are deselected")
+    group.addoption("--kata-sweep", default=None, metavar="PATHS",
+                    help="run every test once per implementation in PATHS (separated by "
+                         f"'{os.pathsep}'); an implementation's remaining tests are skipped once "
+                         "one of its tests fails (for bug zoos: one process, not one per bug)")
+
+
+def _in_workbook(path: Path) -> bool:
+    path = path.resolve()
+    return any((p / "katas").is_dir() and (p / "graders").is_dir() for p in (path, *path.parents))
+
+
+def wanted(args: list[str], cwd: Path) -> bool:
+    """Whether this pytest run is kata's: a --kata-* option, or the run is inside a workbook."""
+    strs = [str(a) for a in args]
+    if any(a.startswith("--kata-") for a in strs):
+        return True
+    if _in_workbook(cwd):
+        return True
+    for a in strs:
+        if a.startswith("-"):
+            continue
+        candidate = Path(a.split("::", 1)[0])
+        if candidate.exists() and _in_workbook(candidate if candidate.is_dir() else candidate.parent):
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Decide before any conftest.py is imported: the hypothesis profile must be current when a
+    conftest builds a `settings(...)` object at import time."""
+    if early_config.pluginmanager.has_plugin(PLUGIN):
+        return
+    if not wanted(list(args) + list(early_config.invocation_params.args), Path.cwd()):
+        return
+    from kata import pytest_plugin
+
+    early_config.pluginmanager.register(pytest_plugin, PLUGIN)
+    if not any(str(a).startswith("--hypothesis-profile") for a in args):
+        pytest_plugin._register_profile(load=True)
