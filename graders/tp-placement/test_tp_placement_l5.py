@@ -211,6 +211,23 @@ def test_remap_crossing_groups_compete(impl):
 
 
 @pytest.mark.points(1)
+@pytest.mark.edge("remap: two crossing groups sent to one domain take different GPUs (the first group's are no longer free)")
+def test_remap_two_groups_into_one_domain(impl):
+    after = [0, 8, 1, 9]  # both groups straddle domains 0 and 2; domain 0 has room for both
+    case = ((3, 4, frozenset()), 2, [0, 1, 2, 3], after, [40 * G] * 4, ones(4))
+    check_field(impl, 4, case, {1: 2, 3: 3})
+    check_field(impl, 5, case, True)
+
+
+@pytest.mark.points(1)
+@pytest.mark.edge("a bus bandwidth of 0 is valid (a hung all-reduce) and makes its group the worst suspect")
+def test_zero_bandwidth_is_valid(impl):
+    after = [0, 1, 2, 3, 4, 5, 6, 7]
+    case = ((1, 8, frozenset()), 4, list(range(8)), after, [100 * G] * 4 + [400 * G, 0, 400 * G, 400 * G], ones(8))
+    check_field(impl, 2, case, [1, 0])
+
+
+@pytest.mark.points(1)
 @pytest.mark.edge("remap is None (and tie False) when no domain has room for a crossing group")
 def test_remap_impossible(impl):
     case = ((2, 2, frozenset({1, 3})), 2, [0, 1], [0, 2], [40 * G] * 2, ones(2))
