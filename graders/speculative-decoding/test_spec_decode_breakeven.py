@@ -86,6 +86,12 @@ def test_answer_in_the_billions(impl):
        context=st.integers(0, 12), a=st.integers(0, 6).map(lambda n: F(n, 6)), g=st.integers(0, 4))
 @example(tp=1, tw=24, tkv=4, dp=3, dw=2, dkv=2, peak=7, bw=5, context=2, a=F(3, 4), g=1)  # tie at 16
 @example(tp=1, tw=4, tkv=0, dp=1, dw=1, dkv=0, peak=1, bw=1, context=0, a=F(1, 2), g=1)  # pays up to 0
+@example(tp=2, tw=7, tkv=0, dp=3, dw=4, dkv=0, peak=5, bw=2, context=2, a=F(3, 4), g=1)  # a short piece: its slope from its own ends
+@example(tp=5, tw=8, tkv=3, dp=4, dw=1, dkv=1, peak=5, bw=1, context=5, a=F(1, 2), g=1)  # flat and positive for ever: None
+@example(tp=2, tw=3, tkv=4, dp=2, dw=1, dkv=1, peak=6, bw=2, context=3, a=F(1, 2), g=1)  # flat at a small positive gain: None
+@example(tp=3, tw=7, tkv=0, dp=4, dw=3, dkv=0, peak=4, bw=1, context=1, a=F(3, 4), g=2)  # pays only at batch 1, on a rising piece
+@example(tp=5, tw=6, tkv=5, dp=4, dw=3, dkv=0, peak=6, bw=4, context=2, a=F(1, 2), g=1)  # pays only at batch 1, which is a piece's left end
+@example(tp=12, tw=8, tkv=0, dp=3, dw=1, dkv=0, peak=4, bw=1, context=0, a=F(1), g=1)  # a crossing between batch 1 and 2
 def test_matches_oracle(impl, tp, tw, tkv, dp, dw, dkv, peak, bw, context, a, g):
     t, dr, d = ("t", tp, tw, tkv), ("d", dp, dw, dkv), ("x", peak, bw)
     check_breakeven(impl, t, dr, d, context, a, g, o_breakeven(t, dr, d, context, a, g))
