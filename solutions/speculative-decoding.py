@@ -199,6 +199,65 @@ def speedup_at_batch(target: Model, draft: Model, device: Device, batch: int, co
     return expected_tokens(a, g) * plain / round_time
 
 
+def _step_lines(model: Model, device: Device, context: int, tokens: int) -> tuple:
+    """A pass of `tokens` new tokens per sequence as two lines in the batch b, seconds = u + v * b:
+    (compute line, memory line); the step takes the larger. The weights are read once a pass."""
+    compute = (Fraction(0), Fraction(2 * model.num_params * tokens, device.peak_flops))
+    memory = (Fraction(model.weight_bytes, device.hbm_bandwidth),
+              Fraction((context + tokens) * model.kv_bytes_per_token, device.hbm_bandwidth))
+    return compute, memory
+
+
+def breakeven_batch(target: Model, draft: Model, device: Device, context: int, a, g: int) -> int | None:
+    """The largest batch at which drafting g tokens still pays: speedup_at_batch(...) > 1.
+    0 when no batch pays (g = 0 never does); None when it pays at every batch past some size.
+
+    gain(b) = expected_tokens * plain(b) - round(b) is piecewise linear in b: each step time is
+    the larger of a compute line and a memory line, which cross at most once. Between two
+    crossings gain is one line, so each piece's largest positive integer is found in O(1), and
+    the answer is the largest over the pieces (gain need not be monotone: at a long context
+    speculation can start paying only at a larger batch). The answer can be in the billions.
+    """
+    _check_model(target)
+    _check_model(draft)
+    _check_device(device)
+    _check_int("context", context, 0)
+    a = _check_rational("a", a, 0, 1)
+    _check_int("g", g, 0)
+    tokens = expected_tokens(a, g)
+    # (weight, lines): gain = sum of weight * max(lines) over the passes
+    passes = [(tokens, _step_lines(target, device, context, 1))]
+    passes += [(-1, _step_lines(draft, device, context + j, 1)) for j in range(g)]
+    passes.append((-1, _step_lines(target, device, context, g + 1)))
+    cuts = {Fraction(1)}
+    for _, ((u1, v1), (u2, v2)) in passes:  # where compute and memory lines cross
+        if v1 != v2 and (u2 - u1) / (v1 - v2) > 1:
+            cuts.add((u2 - u1) / (v1 - v2))
+    cuts = sorted(cuts)
+
+    def gain(b: Fraction) -> Fraction:
+        return sum(w * max(u1 + v1 * b, u2 + v2 * b) for w, ((u1, v1), (u2, v2)) in passes)
+
+    best = 0
+    for i, left in enumerate(cuts):
+        right = cuts[i + 1] if i + 1 < len(cuts) else None
+        probe = left + 1 if right is None else (left + right) / 2  # inside the piece
+        slope = gain(probe + 1) - gain(probe) if right is None else (gain(right) - gain(left)) / (right - left)
+        at_left = gain(left)
+        if right is None and (slope > 0 or (slope == 0 and at_left > 0)):
+            return None  # the last piece stays positive (or turns positive) for ever
+        if slope >= 0:
+            top = None if right is None else right.__floor__()
+        else:  # positive while b < left + at_left / -slope
+            root = left + at_left / -slope
+            top = -(-root.numerator // root.denominator) - 1  # the largest integer below root
+            if right is not None:
+                top = min(top, right.__floor__())
+        if top is not None and top >= left and gain(Fraction(top)) > 0:
+            best = max(best, top)
+    return best
+
+
 # --- level 3: the verification step ---------------------------------------------------
 
 

@@ -5,7 +5,9 @@ at a time, inside one domain whenever a domain has room (best fit), else across 
 Level 2 prices a group's ring all-reduce, where the slowest link of the ring sets the pace, and
 the per-layer communication of tensor parallelism. Level 3 diagnoses slow groups from telemetry by
 rules applied in a fixed order of precedence. Level 4 splits a model over TP x PP x DP: the
-fastest plan that fits in memory, pricing both rings with level 2.
+fastest plan that fits in memory, pricing both rings with level 2. Level 5 investigates an
+incident from evidence: rank maps before and after a node replacement and per-rank measurements,
+then proposes the remap that brings every TP group back inside one domain restarting the fewest ranks.
 
 Times are fractions.Fraction seconds: exact, so two placements that cost the same are a tie that
 the rules decide.
@@ -14,6 +16,7 @@ the rules decide.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import product
 from fractions import Fraction
 from numbers import Rational
 
@@ -354,3 +357,94 @@ def best_plan(cluster: Cluster, links: Links, job: Job) -> tuple[int, int, int] 
             if best is None or key < best:
                 best = key
     return None if best is None else (best[1], best[2], n // (best[1] * best[2]))
+
+
+# --- level 5: debugging from evidence ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Triage:
+    crossing: list  # TP groups (by index) that cross a domain boundary in `after`, ascending
+    moved: list  # ranks whose GPU changed from `before` to `after`, ascending
+    suspects: list  # groups whose measured / nominal bus bandwidth is < 1/2, lowest ratio first
+    slowest: int  # the group whose slowest rank has the longest step time (ties: the lower index)
+    remap: dict | None  # rank -> GPU for every rank that restarts; None if no remap fixes every group
+    tie: bool  # another choice of domains restarts as few ranks
+
+
+def _check_rank_map(cluster: Cluster, ranks, name: str, size: int | None, tp: int) -> None:
+    if (not isinstance(ranks, list) or not ranks or len(ranks) % tp
+            or (size is not None and len(ranks) != size)
+            or any(type(g) is not int or not 0 <= g < cluster.num_gpus for g in ranks)
+            or len(set(ranks)) != len(ranks)):
+        raise ValueError(f"{name} must be a list of distinct GPU ids, one per rank, in whole TP groups")
+
+
+def _check_samples(busbw, step_times, size: int) -> None:
+    if not isinstance(busbw, list) or len(busbw) != size or any(type(b) is not int or b < 0 for b in busbw):
+        raise ValueError(f"busbw must be a list of {size} ints >= 0, one per rank")
+    if (not isinstance(step_times, list) or len(step_times) != size
+            or any(isinstance(t, bool) or not isinstance(t, Rational) or t <= 0 for t in step_times)):
+        raise ValueError(f"step_times must be a list of {size} rationals > 0, one per rank")
+
+
+def _remap(cluster: Cluster, tp: int, after: list[int], crossing: list[int]):
+    """Move each crossing group whole into one domain; the other groups stay. Returns
+    (remap, tie): the choice of domains with the fewest restarted ranks, ties to the
+    lexicographically smallest tuple of domains, and whether another choice ties."""
+    size = cluster.domain_size
+    moving = {r for i in crossing for r in range(i * tp, (i + 1) * tp)}
+    held = {after[r] for r in range(len(after)) if r not in moving}  # GPUs of groups that stay
+    room = [sum(1 for g in range(d * size, (d + 1) * size) if g not in cluster.down and g not in held)
+            for d in range(cluster.num_domains)]
+    best, count = None, 0
+    for choice in product(range(cluster.num_domains), repeat=len(crossing)):
+        if any(choice.count(d) * tp > room[d] for d in set(choice)):
+            continue
+        cost = sum(1 for i, d in zip(crossing, choice)
+                   for r in range(i * tp, (i + 1) * tp) if after[r] // size != d)
+        if best is None or cost < best[0]:
+            best, count = (cost, choice), 1
+        elif cost == best[0]:
+            count += 1
+    if best is None:
+        return None, False
+    # ranks already in their group's domain stay; the others take the lowest free GPUs there
+    stay = {r for i, d in zip(crossing, best[1]) for r in range(i * tp, (i + 1) * tp) if after[r] // size == d}
+    used = held | {after[r] for r in stay}
+    remap = {}
+    for i, d in zip(crossing, best[1]):
+        free = (g for g in range(d * size, (d + 1) * size) if g not in cluster.down and g not in used)
+        for r in range(i * tp, (i + 1) * tp):
+            if r not in stay:
+                remap[r] = next(free)
+                used.add(remap[r])
+    return remap, count > 1
+
+
+def triage(cluster: Cluster, links: Links, tp: int, before: list[int], after: list[int],
+           busbw: list[int], step_times: list) -> Triage:
+    """Read an incident's evidence. Rank r ran on GPU before[r] and now runs on after[r]; TP
+    group i is ranks i*tp .. i*tp + tp - 1. busbw[r] is the bus bandwidth rank r measured for its
+    group's all-reduce, step_times[r] its step time, both after the replacement."""
+    _check_cluster(cluster)
+    _check_links(links)
+    _check_int("tp", tp, 2)
+    _check_rank_map(cluster, before, "before", None, tp)
+    _check_rank_map(cluster, after, "after", len(before), tp)
+    if any(g in cluster.down for g in after):
+        raise ValueError("after must not place a rank on a GPU that is down")
+    _check_samples(busbw, step_times, len(before))
+
+    groups = [after[i:i + tp] for i in range(0, len(after), tp)]
+    crossing = [i for i, group in enumerate(groups) if crossings(cluster, group)]
+    moved = [r for r in range(len(after)) if before[r] != after[r]]
+    ratios = []
+    for i, group in enumerate(groups):
+        nominal = min(_link(cluster, links, pair, None)[0] for pair in ring_links(group))
+        ratio = Fraction(min(busbw[i * tp:(i + 1) * tp]), nominal)  # its slowest rank, per nominal
+        if ratio < Fraction(1, 2):
+            ratios.append((ratio, i))
+    slowest = max(range(len(groups)), key=lambda i: (max(step_times[i * tp:(i + 1) * tp]), -i))
+    remap, tie = _remap(cluster, tp, after, crossing)
+    return Triage(crossing, moved, [i for _, i in sorted(ratios)], slowest, remap, tie)

@@ -225,6 +225,21 @@ def test_config_first_invalid_field(impl):
     check_raises(lambda: impl.ModelConfig(**f), "num_kv_heads", show(f))
 
 
+# one invalid value per field, in declaration order (a head count that does not divide is invalid too)
+BAD_FIELDS = (("hidden_size", 0), ("intermediate_size", -1), ("num_layers", True), ("num_heads", 0),
+              ("num_kv_heads", 0), ("vocab_size", 2.0), ("tie_embeddings", 1), ("gated_mlp", None))
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("two invalid fields at once: the earlier in declaration order is named (every pair)")
+def test_config_every_pair_of_invalid_fields(impl):
+    for i, (first, bad_first) in enumerate(BAD_FIELDS):
+        for second, bad_second in BAD_FIELDS[i + 1:]:
+            f = dict(TINY, **{first: bad_first, second: bad_second})
+            check_raises(lambda: impl.ModelConfig(**f), first, show(f))
+
+
 @pytest.mark.level(1)
 @pytest.mark.points(3)
 @pytest.mark.edge("parameter count of random configs (GQA, MQA, tied, non-gated) equals the oracle's")

@@ -351,6 +351,23 @@ def test_put_key_not_str(impl, bad):
 
 @pytest.mark.level(1)
 @pytest.mark.points(1)
+@pytest.mark.edge("put with a bad key and bad blocks at once raises TypeError for the key (key is checked first)")
+@pytest.mark.parametrize("bad_blocks", [[], [True], [0, -1], (0,), [0] * 9], ids=["empty", "bool", "negative", "tuple", "too-large"])
+def test_put_bad_key_checked_before_bad_blocks(impl, bad_blocks):
+    cache = impl.KVBlockCache(4)
+    try:
+        cache.put(5, bad_blocks)
+    except TypeError as e:
+        assert "key" in str(e), f"Called put(5, {bad_blocks!r}). Raised TypeError({str(e)!r}), expected it to name key."
+    except Exception as e:  # noqa: BLE001 - any other type is the mistake to report
+        pytest.fail(f"Called put(5, {bad_blocks!r}). Raised {type(e).__name__}({e}), expected TypeError naming key "
+                    "(key is checked before blocks).", pytrace=False)
+    else:
+        pytest.fail(f"Called put(5, {bad_blocks!r}). It returned, expected TypeError naming key.", pytrace=False)
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
 @pytest.mark.edge("the empty string is a valid key")
 def test_empty_string_key(impl):
     cache = impl.KVBlockCache(2)

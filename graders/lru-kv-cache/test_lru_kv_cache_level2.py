@@ -69,6 +69,20 @@ def test_cache_full_error_evicts_nothing(impl):
 
 @pytest.mark.level(2)
 @pytest.mark.points(2)
+@pytest.mark.edge("a replace refused with CacheFullError leaves the old entry where it was in the recency order")
+def test_cache_full_replace_keeps_recency(impl):
+    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]), ("c", [3]))
+    cache.pin("a")
+    before = _snapshot(cache)
+    with pytest.raises(impl.CacheFullError):
+        cache.put("b", [4, 5, 6])  # 2 pinned + 3 > 4
+    after = _snapshot(cache)
+    assert same(after, before), (f"Called put('b', 3 blocks) with a (2 of 4 blocks) pinned (it raised). "
+                                 f"State became {after!r}, expected {before!r} (b must not become MRU).")
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
 @pytest.mark.edge("the blocks of every pinned entry add up: two pinned entries leave too little room for a third")
 def test_pinned_blocks_of_several_entries_add_up(impl):
     cache = _cache(impl, 10, ("a", [0, 1, 2]), ("b", [3, 4, 5]), ("c", [6]))

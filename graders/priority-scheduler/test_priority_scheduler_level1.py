@@ -333,6 +333,8 @@ INVALID = [
     ([(1, 0, 0, 1), (1, 3, 1, 2)], "id"),
     ([(1, 0, True, 1)], "priority"),
     ([(1, 0.5, 0, 1)], "arrival"),
+    ([(1, 0, 0, 1), (1, -1, 0, 1)], "arrival"),  # a repeated id whose fields are also bad: fields first
+    ([(1, 0, 0, 1), (2, 0, 0, 1), (3, 0, 0, 1), (4, 0, 0, 1), (5, 0, 0, True)], "duration"),  # bad last
 ]
 
 

@@ -250,6 +250,29 @@ def test_invalid_arguments(impl, k, kv, bw, inc, word):
         impl.schedule_with_checkpoints([impl.Request(1, 0, 0, 1)], k, kv, bw, inc)
 
 
+# one invalid value per argument, in signature order, and the name the message must contain
+ORDERED = (("requests", "arrival"), ("num_slots", "num_slots"), ("kv_bytes_per_token", "kv_bytes_per_token"),
+           ("bandwidth", "bandwidth"), ("incremental", "incremental"))
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("two invalid arguments at once: requests first, then the others in signature order (every pair)")
+def test_invalid_arguments_every_pair(impl):
+    good = {"requests": [impl.Request(1, 0, 0, 1)], "num_slots": 1, "kv_bytes_per_token": 1, "bandwidth": 1,
+            "incremental": False}
+    bad = {"requests": [impl.Request(1, 0, 0, 1), impl.Request(2, -1, 0, 1)], "num_slots": 0,
+           "kv_bytes_per_token": -1, "bandwidth": 0, "incremental": 1}
+    for i, (first, word) in enumerate(ORDERED):
+        for second, _ in ORDERED[i + 1:]:
+            args = {**good, first: bad[first], second: bad[second]}
+            with pytest.raises(ValueError) as err:
+                impl.schedule_with_checkpoints(**args)
+            assert word in str(err.value), (
+                f"Called schedule_with_checkpoints with {first} and {second} invalid. Raised "
+                f"ValueError({str(err.value)!r}), expected a message naming {word} (checked first).")
+
+
 # --- against the oracle ---------------------------------------------------------
 
 request_rows = st.integers(0, 7).flatmap(

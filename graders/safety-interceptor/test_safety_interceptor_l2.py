@@ -104,6 +104,18 @@ def test_invalid_ints(impl):
 
 
 @pytest.mark.points(2)
+@pytest.mark.edge("two invalid arguments at once: the earlier in the signature is named (every pair)")
+def test_invalid_pairs_in_signature_order(impl):
+    names = ("num_tokens", "first_token_time", "tpot", "k", "check_time", "flag_at")
+    bad = (-1, -1, -1, 0, -1, -1)
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            args = [5, 0, 1, 2, 1, None]
+            args[i], args[j] = bad[i], bad[j]
+            check_raises(lambda: impl.hold_back(*args), names[i], f"hold_back{tuple(args)}")
+
+
+@pytest.mark.points(2)
 @pytest.mark.edge("flag_at must be None or an int in 0..num_tokens-1, naming flag_at; checked last")
 def test_invalid_flag(impl):
     for bad in (5, -1, True, 1.0, "1"):

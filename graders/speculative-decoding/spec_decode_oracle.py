@@ -104,6 +104,25 @@ def o_speedup_at_batch(t, dr, d, b, c, a, g):
     return o_expected(a, g) * plain / rnd
 
 
+def o_breakeven(t, dr, d, c, a, g):
+    """Scan every batch up to a bound past every compute/memory crossing, then extend the last,
+    linear, stretch exactly. A pass's two lines cross at W * peak / (an int >= 1) <= W * peak, so
+    past N = max(W) * peak + 2 every step time is one line and the gain below is linear."""
+    def gain(b):  # > 0 exactly when speedup_at_batch > 1 (the round's time is > 0)
+        plain = o_time(o_decode_fast(t, b, c), d)
+        rnd = sum((o_time(o_decode_fast(dr, b, c + j), d) for j in range(g)), F(0))
+        return o_expected(a, g) * plain - rnd - o_time(o_verify_cost(t, b, c, g), d)
+
+    n = max(t[2], dr[2]) * d[1] + 2
+    slope = gain(n + 1) - gain(n)
+    if slope > 0 or (slope == 0 and gain(n) > 0):
+        return None
+    if gain(n) > 0:  # still paying at n: it stops where the line crosses zero
+        q = gain(n) / -slope  # gain(n + k) = gain(n) + k * slope > 0  <=>  k < q
+        return n + -(-q.numerator // q.denominator) - 1
+    return next((b for b in range(n, 0, -1) if gain(b) > 0), 0)
+
+
 def o_sample(weights, u):
     total = sum(weights)
     run = F(0)

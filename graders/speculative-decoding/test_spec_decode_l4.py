@@ -151,3 +151,11 @@ def test_large_batch_is_fast(impl):
     check(got, want, "allocate_drafts(1,000 rates, 21,000, 40)")
     assert took <= 10 * baseline + 1.0, (
         f"allocate_drafts took {took:.2f} s; a heap of next gains takes {baseline:.2f} s here")
+
+
+@pytest.mark.points(1)
+@pytest.mark.edge("allocate_drafts: gains that are exactly equal tie (to the lower index), though in floats 0.1 ** 2 > 0.01")
+def test_exact_tie_between_gains(impl):
+    rates = [F(1, 100), F(1, 10)]  # after one token, sequence 1's next gain is (1/10)^2 = 1/100 exactly
+    check(impl.allocate_drafts(list(rates), 4, 3), [1, 1], "allocate_drafts([1/100, 1/10], 4, 3)")
+    check(impl.allocate_drafts(list(rates), 5, 3), [1, 2], "allocate_drafts([1/100, 1/10], 5, 3)")

@@ -390,6 +390,9 @@ def test_memory_long_request(impl):
     assert same(got, expected), f"Fed one request with 1 MB of delta text. Its counted completion_tokens is {got!r}, expected {expected}."
 
 
+REQUESTS = 25_000  # the prompt states this size
+
+
 def _time_monitor(make, chunks, deadline=None):
     begin = time.perf_counter()
     monitor = make()
@@ -402,14 +405,20 @@ def _time_monitor(make, chunks, deadline=None):
 
 @pytest.mark.level(3)
 @pytest.mark.points(1)
-@pytest.mark.edge("time: 40 000 requests, all in one large window, many tenants, within 10x of the reference")
+@pytest.mark.edge("time: 25 000 requests, all in one large window, many tenants, within 10x of the reference")
 def test_time_large_window(impl):
     parts = []
-    # up to 40 000 ends in the window: rescanning it on every event is over 30x the reference's work
-    for base in range(0, 40_000, 50):  # 50 open at once, ends out of order within 3 s
+    # up to 25 000 ends in the window: rescanning it on every event costs over 20x the
+    # reference's work at this size (measured: 9x at 10 000, 18x at 20 000, 42x at 40 000),
+    # so it fails the 10x bound by a wide margin while the reference's run stays near 0.3 s.
+    # The events are formatted directly (the same bytes as stc_oracle.start/end): json.dumps
+    # of 50 000 payloads would cost as much as the reference's run.
+    for base in range(0, REQUESTS, 50):  # 50 open at once, ends out of order within 3 s
         group = range(base, base + 50)
-        parts += [start(f"q{i}", f"t{i % 97}", 1, ts=i) for i in group]
-        parts += [end(f"q{i}", 0, ts=i - (i * 7) % 3) for i in reversed(group)]
+        parts += [b'event: start\ndata: {"request_id": "q%d", "tenant": "t%d", "prompt_tokens": 1, "ts": %d}\n\n'
+                  % (i, i % 97, i) for i in group]
+        parts += [b'event: end\ndata: {"request_id": "q%d", "usage": {"completion_tokens": 0}, "ts": %d}\n\n'
+                  % (i, i - (i * 7) % 3) for i in reversed(group)]
     data = b"".join(parts)
     chunks = [data[i:i + 4096] for i in range(0, len(data), 4096)]
     reference = _reference()
@@ -420,10 +429,11 @@ def test_time_large_window(impl):
     def make_impl():
         return impl.UsageMonitor(window_s=1e6, max_lateness_s=10)
 
-    expected, ref_time = min((_time_monitor(make_ref, chunks) for _ in range(2)), key=lambda x: x[1])
+    # one reference run: a slow one only widens the bound, so it can never fail a correct solution
+    expected, ref_time = _time_monitor(make_ref, chunks)
     limit = 10 * ref_time + 0.05
     got, elapsed = _time_monitor(make_impl, chunks, deadline=limit)
     assert elapsed <= limit, (
-        f"Fed 40 000 requests ({len(data):,} bytes), all in the window. It took {elapsed:.2f}s (stopped), expected at most "
+        f"Fed {REQUESTS:,} requests ({len(data):,} bytes), all in the window. It took {elapsed:.2f}s (stopped), expected at most "
         f"10x the reference's {ref_time:.2f}s (per-event work must not grow with the window).")
     assert got[:4] == expected[:4] and got[4:] == expected[4:], f"window_stats(5) returned {got!r}, expected {expected!r}."

@@ -73,6 +73,10 @@ def test_tpot_percentiles_validates_its_input(impl):
         ("an outcome finishing at 4 before its first token at 5", good, {"a": (5, 4)}, "finish_time"),
         ("a bad request and an unknown outcome (requests are checked first)",
          [("a", -1, 3, 4, 10)], {"zz": (1, 2)}, "arrival"),
+        ("an unknown id whose outcome also finishes before its first token (the key is checked first)",
+         good, {"zz": (5, 4)}, "outcomes"),
+        ("a bad request last in the list, with no outcome, and an unknown outcome",
+         good + [("b", 0, 3, True, 10)], {"zz": (1, 2)}, "output_tokens"),
     ]
     for what, rows, outcomes, field in cases:
         with pytest.raises(ValueError) as err:

@@ -256,3 +256,14 @@ def test_even_median_middle_pair(impl):
     # compute 1, 1, 13/10, 13/10: median 23/20, limit 69/50: healthy (the lower middle alone would flag 13/10)
     stats = {0: (F(1), F(1)), 1: (F(1), F(1)), 2: (F(13, 10), F(1)), 3: (F(13, 10), F(1))}
     check(run(impl, (1, 4), [group], stats, nominal(4, [group])), [("healthy", None)], "diagnose(compute 1, 1, 13/10, 13/10)")
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("slow links ranked by measured / nominal: an NVLink at 100 of 450 GB/s beats a network link at 20 of 50 GB/s")
+def test_slow_link_ranked_by_ratio_not_raw_bandwidth(impl):
+    group = [4, 5, 6, 7, 8]  # ring 4-5, 5-6, 6-7 on NVLink; 7-8 and 8-4 cross to domain 1
+    measured = nominal(8, [group])
+    measured[frozenset({5, 6})] = 100 * 10**9  # 2/9 of NVLink
+    measured[frozenset({7, 8})] = 20 * 10**9  # 2/5 of the network: lower in bytes/s, higher in share
+    got = run(impl, (2, 8, frozenset()), [group], uniform(group), measured)
+    check(got, [("slow_link", [5, 6])], "diagnose(.., [[4, 5, 6, 7, 8]], .., {5-6: 100 GB/s, 7-8: 20 GB/s, others nominal})")

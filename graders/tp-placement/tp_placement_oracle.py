@@ -157,3 +157,60 @@ def clusters(draw, max_domains=5, max_size=8):
     size = draw(st.integers(1, max_size))
     down = draw(st.frozensets(st.integers(0, num_domains * size - 1), max_size=num_domains * size // 2))
     return num_domains, size, down
+
+
+# --- level 5: the incident, read literally ---------------------------------------------------
+
+
+def o_remap(num_domains, size, down, tp, after, crossing):
+    """Every choice of domains, simulated rank by rank; the fewest restarts, then the smallest
+    tuple. Returns (remap, tie)."""
+    moving = {r for i in crossing for r in range(i * tp, i * tp + tp)}
+    outcomes = []
+    for choice in _choices(num_domains, len(crossing)):
+        stays = {r for i, d in zip(crossing, choice) for r in range(i * tp, i * tp + tp)
+                 if o_domain(size, after[r]) == d}
+        held = {after[r] for r in range(len(after)) if r not in moving or r in stays}
+        remap, ok = {}, True
+        for i, d in zip(crossing, choice):
+            for r in range(i * tp, i * tp + tp):
+                if r in stays:
+                    continue
+                free = [g for g in range(d * size, d * size + size) if g not in down and g not in held]
+                if not free:
+                    ok = False
+                    break
+                remap[r] = free[0]
+                held.add(free[0])
+        if ok:
+            outcomes.append((len(remap), choice, remap))
+    if not outcomes:
+        return None, False
+    outcomes.sort(key=lambda o: (o[0], o[1]))
+    fewest = outcomes[0][0]
+    return outcomes[0][2], sum(1 for o in outcomes if o[0] == fewest) > 1
+
+
+def _choices(num_domains, k):
+    if k == 0:
+        return [()]
+    return [(d,) + rest for d in range(num_domains) for rest in _choices(num_domains, k - 1)]
+
+
+def o_triage(num_domains, size, down, links, tp, before, after, busbw, step_times):
+    """(crossing, moved, suspects, slowest, remap, tie), each by the prompt's words."""
+    n_groups = len(after) // tp
+    groups = [[after[r] for r in range(i * tp, i * tp + tp)] for i in range(n_groups)]
+    crossing = [i for i in range(n_groups) if o_crossings(size, groups[i]) > 0]
+    moved = [r for r in range(len(after)) if before[r] != after[r]]
+    ratios = []
+    for i in range(n_groups):
+        measured = min(busbw[r] for r in range(i * tp, i * tp + tp))
+        nominal = min(o_link(size, links, p)[0] for p in o_ring(groups[i]))
+        if 2 * measured < nominal:
+            ratios.append((F(measured, nominal), i))
+    suspects = [i for _, i in sorted(ratios)]
+    worst = [max(step_times[r] for r in range(i * tp, i * tp + tp)) for i in range(n_groups)]
+    slowest = worst.index(max(worst))  # the first, so the lowest index on a tie
+    remap, tie = o_remap(num_domains, size, down, tp, after, crossing)
+    return crossing, moved, suspects, slowest, remap, tie

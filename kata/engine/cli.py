@@ -7,6 +7,7 @@ code 2, never a traceback.
     kata engine run --workload chat --num-requests 200 --hardware H100
     kata engine run --no-compute --num-requests 100000           # simulate a large trace
     kata engine run --scheduler workspace/priority_scheduler.py  # your policy vs the reference
+    kata engine run --interceptor workspace/safety_interceptor.py  # your gateway on the engine
     kata engine compare --workload chat             # static vs continuous, paged vs reserved
     kata engine plan workspace/serving_plan.py --level 2   # your serving plan, judged
 """
@@ -130,6 +131,25 @@ def _check_backend(backend: str, device: str, compute: bool) -> None:
             _fail("--backend torch needs torch installed (CPU build: pip install torch==2.13.0)")
 
 
+def _run_interceptor(config, trace, path: Path, seed: int, as_json: bool) -> None:
+    """`run --interceptor`: the learner's safety gateway and tenant cache on the engine."""
+    from kata.engine.adapters import PolicyError
+    from kata.engine.adapters import safety_interceptor as si
+
+    if not path.is_file():
+        _fail(f"--interceptor {path}: no such file")
+    try:
+        result = si.intercept(config, trace, path, seed)
+    except PolicyError as e:
+        _fail(f"--interceptor {path}: {e}")
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(si.to_dict(result), indent=2))
+        return
+    si.render(_console(), result)
+
+
 # --- commands -------------------------------------------------------------------------------
 
 
@@ -158,6 +178,8 @@ def run(
                                             "reference admission."),
     scheduler: Path = typer.Option(None, help="Your priority-scheduler solution, run next to "
                                               "the reference policy."),
+    interceptor: Path = typer.Option(None, help="Your safety-interceptor solution: its gateway "
+                                                "cancels flagged requests on the engine."),
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
 ) -> None:
     """Run one trace through the engine; print its metrics and KV usage over time."""
@@ -189,6 +211,8 @@ def run(
         from dataclasses import replace
 
         trace = [replace(r, output_len=min(r.output_len, max_tokens)) for r in trace]
+    if interceptor is not None:
+        return _run_interceptor(config, trace, interceptor, seed, as_json)
     results = {"reference": _run_engine(config, trace)}
     stress = {}  # title -> {"reference": ..., "yours": ...}: where a plug-in's choices show
     if learner:

@@ -116,6 +116,16 @@ def speedup_at_batch(target: Model, draft: Model, device: Device, batch: int, co
     raise NotImplementedError
 
 
+def breakeven_batch(target: Model, draft: Model, device: Device, context: int, a, g: int) -> int | None:
+    """The largest batch >= 1 with speedup_at_batch(...) > 1; 0 when none; None when it pays at
+    every batch past some size. Can be near 10**12: compute it, do not scan batches.
+
+    Example: breakeven_batch(llama-3-8b, draft-1b, H100, 100, Fraction(4, 5), 4) -> 182
+    """
+    # TODO
+    raise NotImplementedError
+
+
 # --- level 3: the verification step (opens at level 3) ---------------------------------
 
 

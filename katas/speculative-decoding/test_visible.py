@@ -74,6 +74,15 @@ def test_speedup_falls_at_large_batch(impl):
 
 
 @pytest.mark.level(2)
+def test_breakeven_batch(impl):
+    h100 = impl.DEVICES["H100"]
+    assert impl.breakeven_batch(llama8b(impl), draft1b(impl), h100, 100, F(4, 5), 4) == 182
+    assert impl.breakeven_batch(llama8b(impl), draft1b(impl), h100, 100, F(4, 5), 1) == 299
+    assert impl.breakeven_batch(llama8b(impl), draft1b(impl), h100, 1000, F(4, 5), 4) is None
+    assert impl.breakeven_batch(llama8b(impl), draft1b(impl), h100, 100, F(4, 5), 0) == 0
+
+
+@pytest.mark.level(2)
 def test_float_rate_rejected(impl):
     with pytest.raises(ValueError, match="^a"):
         impl.expected_tokens(0.5, 2)

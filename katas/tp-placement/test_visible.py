@@ -99,3 +99,29 @@ def test_prompt_plan(impl):
 def test_invalid_plan(impl):
     with pytest.raises(ValueError, match="^plan"):
         impl.step_time(impl.Cluster(4, 8), links(impl), job68b(impl), 16, 2, 1)  # TP across nodes
+
+
+# --- level 5 ----------------------------------------------------------------
+
+
+def incident(impl):
+    c = impl.Cluster(4, 8, frozenset(range(8, 16)))
+    G = 10**9
+    after = list(range(8)) + [16, 17, 18, 19, 20, 24, 25, 26]
+    busbw = [400 * G] * 4 + [150 * G, 390 * G, 380 * G, 395 * G] + [420 * G] * 4 + [45 * G, 46 * G, 45 * G, 47 * G]
+    step_times = [F(1)] * 4 + [F(13, 10)] * 4 + [F(1)] * 4 + [F(21, 10)] * 4
+    return c, list(range(16)), after, busbw, step_times
+
+
+@pytest.mark.level(5)
+def test_prompt_incident(impl):
+    c, before, after, busbw, step_times = incident(impl)
+    got = impl.triage(c, links(impl), 4, before, after, busbw, step_times)
+    assert got == impl.Triage([3], list(range(8, 16)), [1], 3, {12: 27}, False), f"triage returned {got!r}."
+
+
+@pytest.mark.level(5)
+def test_after_on_a_down_gpu(impl):
+    c, before, after, busbw, step_times = incident(impl)
+    with pytest.raises(ValueError, match="^after"):
+        impl.triage(c, links(impl), 4, before, before, busbw, step_times)  # ranks 8-15 on node 1, which is down

@@ -119,3 +119,27 @@ def best_plan(cluster: Cluster, links: Links, job: Job) -> tuple[int, int, int] 
     """The valid (tp, pp, dp) that fits in memory with the shortest step; None if none fits."""
     # TODO
     raise NotImplementedError
+
+
+# --- level 5: debugging from evidence (opens at level 5) -------------------------------------
+
+
+@dataclass(frozen=True)
+class Triage:
+    crossing: list  # TP groups (by index) that cross a domain boundary in `after`, ascending
+    moved: list  # ranks whose GPU changed from `before` to `after`, ascending
+    suspects: list  # groups measuring below half their nominal bus bandwidth, worst first
+    slowest: int  # the group with the longest step time (ties: the lower index)
+    remap: dict | None  # rank -> new GPU for every rank that restarts; None if no fix is possible
+    tie: bool  # whether another choice of domains restarts as few ranks
+
+
+def triage(cluster: Cluster, links: Links, tp: int, before: list[int], after: list[int],
+           busbw: list[int], step_times: list) -> Triage:
+    """The incident from its evidence: crossing groups, moved ranks, suspects by measured /
+    nominal bus bandwidth, the slowest group, and the remap restarting the fewest ranks.
+
+    Example (PROMPT.md, level 5): ... -> Triage([3], [8, ..., 15], [1], 3, {12: 27}, False)
+    """
+    # TODO
+    raise NotImplementedError

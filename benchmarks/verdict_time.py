@@ -1,0 +1,72 @@
+"""How long does a learner wait for a verdict? Grades each kata's reference on its hidden suite the
+way `kata submit` does (a private copy, a child pytest process, the manifest checked before and
+after) and prints the wall time per kata, side by side in one run, with the slowest hidden tests.
+
+    python benchmarks/verdict_time.py                       # every kata
+    python benchmarks/verdict_time.py streaming-token-counter tp-placement
+    python benchmarks/verdict_time.py --slowest 5           # five slowest tests per kata
+
+Goal: every reference verdict in <= 3 s on two cores. On a busy machine the wall time swells; the
+child's CPU seconds, printed beside it, are the steadier figure. The time splits into the child's start-up
+(pytest, hypothesis, the plugin) and the tests themselves; `--slowest` shows where the second part
+goes, so a timing test can be kept at the smallest size that still separates the wrong complexity.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kata.catalog import Workbook  # noqa: E402
+from kata.grading import IntegrityError, grade  # noqa: E402
+
+GOAL_S = 3.0
+
+
+def _child_cpu() -> float:
+    """CPU seconds used so far by finished child processes (the grading runs): a figure that
+    other work on a shared machine slows far less than the wall time."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("slugs", nargs="*", help="katas to time (default: every kata)")
+    parser.add_argument("--workbook", default=None)
+    parser.add_argument("--slowest", type=int, default=3, help="slowest hidden tests to list per kata")
+    args = parser.parse_args()
+    wb = Workbook.find(args.workbook)
+    unknown = [s for s in args.slugs if s not in wb.slugs()]
+    if unknown:
+        sys.exit(f"verdict_time: unknown kata {unknown[0]!r}; choose from {', '.join(wb.slugs())}")
+    rows = []
+    for slug in args.slugs or wb.slugs():
+        kata = wb.kata(slug)
+        before = _child_cpu()
+        t = time.perf_counter()
+        try:
+            result = grade(kata, kata.solution)
+        except IntegrityError as e:
+            sys.exit(f"verdict_time: {e}")
+        wall = time.perf_counter() - t
+        cpu = _child_cpu() - before
+        in_tests = sum(x.duration or 0.0 for x in result.tests)
+        slow = sorted(result.tests, key=lambda x: -(x.duration or 0.0))[: args.slowest]
+        rows.append((slug, wall, cpu, in_tests, len(result.tests), result.status, slow))
+    print(f"{'kata':<26} {'verdict s':>9} {'child cpu s':>11} {'in tests s':>10} {'tests':>5}  status  "
+          f"goal <= {GOAL_S:.0f} s")
+    for slug, wall, cpu, in_tests, n, status, _ in rows:
+        mark = "" if wall <= GOAL_S else "  over"
+        print(f"{slug:<26} {wall:>9.2f} {cpu:>11.2f} {in_tests:>10.2f} {n:>5}  {status:<6}{mark}")
+    for slug, *_, slow in rows:
+        print(f"{slug}: slowest " + "; ".join(f"{x.name} {x.duration or 0:.2f} s" for x in slow))
+
+
+if __name__ == "__main__":
+    main()
