@@ -23,7 +23,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from kata.catalog import BUNDLE_MARKER, CatalogError, Kata, Workbook
 from kata.suites import file_sha256, suite_version

@@ -131,7 +131,7 @@ def _drop_unused_privates(code: str) -> str:
         if not dead:
             return code
         lines = code.splitlines()
-        for a, b in sorted(_outermost([(s, None) for s in dead]), key=lambda s: s[0][0], reverse=True):
+        for a, _b in sorted(_outermost([(s, None) for s in dead]), key=lambda s: s[0][0], reverse=True):
             del lines[a[0]:a[1]]
         code = "\n".join(lines) + "\n"
 
@@ -323,7 +323,7 @@ def _specific(kata: Kata, bug_name: str, max_level: int, test_code: str) -> Pin 
     if isinstance(runs, Pin):
         return runs
     planted_fails: list[set[str]] = []  # the planted bug's failing hidden tests, once needed
-    for variant, failed in zip(others, runs):
+    for variant, failed in zip(others, runs, strict=True):
         if failed is not None and not _same_rule(kata, bug_name, variant, max_level, planted_fails):
             return Pin("not_specific", "your test also fails on code with a different bug "
                        f"({variant.header.get('Bug', variant.name)}): pin this bug's rule")

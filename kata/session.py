@@ -186,7 +186,7 @@ def open_levels(question: Question, passed: dict[int, float]) -> list[int]:
     if question.reveal == "all":
         return list(question.levels)
     shown = [question.levels[0]]
-    for prev, lv in zip(question.levels, question.levels[1:]):
+    for prev, lv in zip(question.levels, question.levels[1:], strict=False):
         if prev not in passed:
             break
         shown.append(lv)

@@ -240,7 +240,7 @@ def seal(text: str) -> str:
     """'{"tests": ...}' -> 'sealed1:<base64>' (see above)."""
     nonce = os.urandom(16)
     data = zlib.compress(text.encode("utf-8"))
-    body = bytes(a ^ b for a, b in zip(data, _stream(nonce, len(data))))
+    body = bytes(a ^ b for a, b in zip(data, _stream(nonce, len(data)), strict=True))
     return _SEAL_PREFIX + base64.b64encode(nonce + body).decode("ascii")
 
 
@@ -250,7 +250,7 @@ def unseal(text: str) -> str:
         return text
     raw = base64.b64decode(text[len(_SEAL_PREFIX):])
     nonce, body = raw[:16], raw[16:]
-    return zlib.decompress(bytes(a ^ b for a, b in zip(body, _stream(nonce, len(body))))).decode("utf-8")
+    return zlib.decompress(bytes(a ^ b for a, b in zip(body, _stream(nonce, len(body)), strict=True))).decode("utf-8")
 
 
 _CHECKED: set[tuple] = set()  # (path, inode, size) of stores this process found intact

@@ -76,7 +76,7 @@ def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
         parts.append("*" + a.vararg.arg)
     elif a.kwonlyargs:
         parts.append("*")
-    for x, d in zip(a.kwonlyargs, a.kw_defaults):
+    for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True):
         parts.append(x.arg + ("=..." if d is not None else ""))
     if a.kwarg:
         parts.append("**" + a.kwarg.arg)

@@ -72,7 +72,7 @@ def generate(engine, prompts, params=None) -> list[RequestOutput]:
         raise ValueError(f"generate: {len(params)} SamplingParams for {len(prompts)} prompts; "
                          "give one for all, or one per prompt")
     ids = []
-    for prompt, p in zip(prompts, params):
+    for prompt, p in zip(prompts, params, strict=True):
         if isinstance(prompt, dict):
             if "prompt_token_ids" not in prompt:
                 raise ValueError("generate: a dict prompt needs 'prompt_token_ids'")

@@ -296,4 +296,4 @@ class LLMEngine:
         logits = self.model.forward(np.asarray(input_ids, np.intp),
                                     np.asarray(positions, np.intp), meta, kv)
         self._sampled = sample_seqs
-        return dict(zip((s.seq_id for s in sample_seqs), self.model.sample(logits, sample_seqs)))
+        return dict(zip((s.seq_id for s in sample_seqs), self.model.sample(logits, sample_seqs), strict=True))

@@ -166,7 +166,7 @@ def sample(logits: np.ndarray, seqs: SequenceABC[Sequence]) -> list[int]:
     """One token per row of logits (num_seqs, vocab): greedy or seeded sampling, per sequence."""
     temps, top_ks, top_ps, uniforms = sampling_inputs(seqs)
     return [sample_row(row, t, int(k), p, u)
-            for row, t, k, p, u in zip(logits, temps, top_ks, top_ps, uniforms)]
+            for row, t, k, p, u in zip(logits, temps, top_ks, top_ps, uniforms, strict=True)]
 
 
 __all__ = ["TinyModel", "encode", "decode", "sample", "sample_row", "sampling_inputs",
