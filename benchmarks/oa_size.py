@@ -5,7 +5,8 @@ functions, plus each such function's `def` line (distinct lines, so blank lines,
 docstrings never count, nor the given dataclasses and module-level code, nor code that only later
 levels need).
 
-    python benchmarks/oa_size.py                 # the default exam
+    python benchmarks/oa_size.py                 # every online assessment (llm-infra-oa*)
+    python benchmarks/oa_size.py llm-infra-oa-2  # one exam, or several, by name
     python benchmarks/oa_size.py llm-infra-full
 
 Goals for an online-assessment question (docs/KATA_STANDARD.md): at most ~1,000 prose words and ~120 lines of
@@ -58,12 +59,14 @@ def executed_lines(kata, levels) -> int:
     return len(seen)
 
 
-def main(argv: list[str]) -> int:
-    from kata.catalog import DEFAULT_EXAM, Workbook
+OA_PREFIX = "llm-infra-oa"  # every exam whose name starts with this is an online assessment
+
+
+def report(wb, name: str) -> None:
+    """Print one exam's table: per question its levels, minutes, prose words and reference lines."""
     from kata.prompt import Prompt, prose_words
 
-    wb = Workbook.find(ROOT)
-    exam = wb.exam(argv[0] if argv else DEFAULT_EXAM)
+    exam = wb.exam(name)
     print(f"{exam.name}: {len(exam.questions)} questions, {exam.minutes} minutes")
     print(f"{'question':<26} {'levels':<8} {'min':>4} {'prose words':>11} {'reference lines':>15}")
     total_words = 0
@@ -75,6 +78,17 @@ def main(argv: list[str]) -> int:
         lines = executed_lines(kata, q.levels)
         print(f"{q.kata:<26} {','.join(map(str, q.levels)):<8} {q.minutes:>4g} {words:>11} {lines:>15}")
     print(f"{'total':<26} {'':<8} {sum(q.minutes for q in exam.questions):>4g} {total_words:>11}")
+
+
+def main(argv: list[str]) -> int:
+    from kata.catalog import Workbook
+
+    wb = Workbook.find(ROOT)
+    names = argv or [e.name for e in wb.exams() if e.name.startswith(OA_PREFIX)]
+    for i, name in enumerate(names):
+        if i:
+            print()
+        report(wb, name)
     return 0
 
 

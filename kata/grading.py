@@ -118,11 +118,17 @@ def _command(targets, impl, module_name, root, ini, sweep, levels, per_test) -> 
 
 
 def _env(tmp: Path, n: int) -> dict:
-    """The child's variables: a fresh byte-code cache per child (a child cannot plant a .pyc the
-    next one loads) and hypothesis's folder away from the learner's."""
-    home = Path(sandbox.WORKDIR) if sandbox.available() else tmp / f"home-{n}"
-    if not sandbox.available():
-        home.mkdir()
+    """The child's variables: hypothesis's folder away from the learner's, and byte code that no
+    child can plant for the next one. In the sandbox every folder holding code is mounted
+    read-only, so the child reads the byte code already compiled (the installed packages') and
+    writes none; without the sandbox, each child gets a fresh, empty byte-code cache instead
+    (safe, but every module is compiled again: about 1.4 s more per grading)."""
+    if sandbox.available():
+        home = Path(sandbox.WORKDIR)
+        return sandbox.child_env({"HOME": str(home), "HYPOTHESIS_STORAGE_DIRECTORY": str(home / "hypothesis"),
+                                  "PYTHONDONTWRITEBYTECODE": "1"})
+    home = tmp / f"home-{n}"
+    home.mkdir()
     return sandbox.child_env({"HOME": str(home), "HYPOTHESIS_STORAGE_DIRECTORY": str(home / "hypothesis"),
                               "PYTHONPYCACHEPREFIX": str(home / "pycache")})
 

@@ -28,9 +28,10 @@ class IntegrityError(CatalogError):
 
 
 def _manifest_files(kata: Kata) -> list[Path]:
+    # caches a local pytest run leaves beside the suite (git ignores them) are not the suite
     files = [p for p in sorted(kata.grader.rglob("*"))
-             if p.is_file() and p.name != MANIFEST and "__pycache__" not in p.parts
-             and p.suffix != ".pyc"]
+             if p.is_file() and p.name != MANIFEST and p.suffix != ".pyc"
+             and not {"__pycache__", ".hypothesis", ".pytest_cache"} & set(p.parts)]
     if kata.solution.is_file():
         files.append(kata.solution)
     return files

@@ -22,10 +22,14 @@ Read it in this order; each file is small and does one thing:
     static_batcher.py the baseline it replaced: padded batches admitted and released together
     cost_model.py     simulated GPU time from FLOPs and bytes on a named hardware profile
     llm_engine.py     add_request / step / run: the loop that ties it together
-    workloads.py      seeded synthetic traces; metrics.py turns a run into latency/memory figures
+    workloads.py      seeded synthetic traces (open and closed loop); metrics.py turns a run into
+                      latency/memory figures, percentiles up to p99.9, SLOs and goodput
+    cluster.py        several replicas behind a router (round-robin, least-outstanding-tokens)
+    serving.py        a serving plan: its exact memory arithmetic, its simulation, its cost
+    design.py         the design round's levels and judge(plan, level), shared by grader and CLI
     adapters/         the plug-in protocol for a learner's scheduler or batcher policy
     backends/         the same KV storage, attention and model on torch (cpu or cuda)
-    cli.py            `kata engine run` and `kata engine compare`; report.py prints their tables
+    cli.py            `kata engine run`, `compare` and `plan`; report.py and plan_report.py print
     scenarios.py      the stress traces a plug-in policy is also run on
 
     from kata.engine import LLM, SamplingParams

@@ -1,4 +1,4 @@
-"""`kata engine run` and `kata engine compare`: the reference engine from the terminal.
+"""`kata engine run`, `compare` and `plan`: the reference engine from the terminal.
 
 Only typer and the standard library are imported at module level, so `kata --help` stays fast;
 numpy, rich and the engine load inside the commands. Bad input is one line on stderr and exit
@@ -8,6 +8,7 @@ code 2, never a traceback.
     kata engine run --no-compute --num-requests 100000           # simulate a large trace
     kata engine run --scheduler workspace/priority_scheduler.py  # your policy vs the reference
     kata engine compare --workload chat             # static vs continuous, paged vs reserved
+    kata engine plan workspace/serving_plan.py --level 2   # your serving plan, judged
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ engine_app = typer.Typer(
 
 WORKLOADS = ("chat", "bursty", "shared-prefix")  # (engine.workloads.WORKLOADS, without numpy)
 HARDWARE = ("A10G", "A100", "H100", "H200")
-INTERCONNECTS = ("nvlink", "network")  # (engine.parallel.INTERCONNECTS)
+INTERCONNECTS = ("nvlink", "network", "pcie")  # (engine.parallel.INTERCONNECTS)
 
 
 def _fail(message: str) -> None:
@@ -148,7 +149,7 @@ def run(
     hardware: str = typer.Option("A100", help="A10G, A100, H100 or H200 (simulated time)."),
     tp: int = typer.Option(1, "--tp", help="Tensor-parallel GPUs the simulated time is split "
                                            "over (divides llama-3-8b's 8 KV heads)."),
-    interconnect: str = typer.Option("nvlink", help="nvlink or network: the TP group's link."),
+    interconnect: str = typer.Option("nvlink", help="nvlink, network or pcie: the TP group's link."),
     backend: str = typer.Option("numpy", help="numpy or torch."),
     device: str = typer.Option("cpu", help="cpu or cuda (torch backend)."),
     compute: bool = typer.Option(True, "--compute/--no-compute",
@@ -283,3 +284,17 @@ def compare(
             console.print(f"continuous, paged: {ratio:.1f}x the output throughput of {name}")
     for name, r in results.items():
         _print_chart(console, name, r.metrics)
+
+
+@engine_app.command()
+def plan(path: Path = typer.Argument(..., help="Your serving-plan file, e.g. workspace/serving_plan.py."),
+         level: int = typer.Option(1, help="The serving-plan level whose workload to run (1-4).")) -> None:
+    """Judge your serving plan on a level's workload, beside the reference plan (serving-plan)."""
+    from kata.engine.plan_report import PlanError, judge_files, reference_path, render
+
+    try:
+        judgement = judge_files(path, level, reference_path())
+    except PlanError as e:
+        _fail(str(e))
+    if not render(judgement, _console()):
+        raise typer.Exit(1)

@@ -10,7 +10,11 @@ where it is written, with a message naming the field, not three calls later insi
         hardware="A100", cost_model="llama-3-8b",         # what simulated time is charged for
     )
 
-What it leaves out: tensor/pipeline parallelism, quantisation, LoRA, speculative decoding.
+Weight precision (`EngineConfig.weight_bits`: 16, 8 or 4) changes only what is charged: the bytes
+the weights take in memory and move each step (`weight_bytes`); the tiny model always computes in
+float32, and the KV cache stays at the model's `dtype_bytes`.
+
+What it leaves out: pipeline parallelism, LoRA, speculative decoding.
 """
 
 from __future__ import annotations
@@ -26,6 +30,20 @@ DTYPES = ("auto", "float32", "float16", "bfloat16", "float64")  # EngineConfig.d
 BOS_TOKEN_ID = 256
 EOS_TOKEN_ID = 257
 BYTE_VOCAB_SIZE = 258
+
+
+WEIGHT_BITS = (16, 8, 4)  # bf16, int8, int4 weights
+
+
+def weight_bytes(model: ModelConfig, weight_bits: int = 16) -> int:
+    """Bytes of every weight at `weight_bits` bits each, rounded up to a whole byte.
+
+    Example: llama-3-8b (8,030,261,248 parameters) -> 16,060,522,496 at 16 bits,
+    4,015,130,624 at 4 bits (exactly a quarter).
+    """
+    if type(weight_bits) is not int or weight_bits not in WEIGHT_BITS:
+        raise ValueError(f"weight_bits must be one of 16, 8, 4; got {weight_bits!r}")
+    return -(-model.num_params * weight_bits // 8)
 
 
 def _positive(owner: str, **values: int | float) -> None:
@@ -189,8 +207,12 @@ class EngineConfig:
     cost_model: str = "llama-3-8b"  # a MODEL_PRESETS name
     tensor_parallel_size: int = 1  # GPUs the cost model splits each step over
     interconnect: str = "nvlink"  # their link (kata/engine/parallel.py INTERCONNECTS)
+    weight_bits: int = 16  # precision of the cost model's weights: 16, 8 or 4 (WEIGHT_BITS)
 
     def __post_init__(self) -> None:
+        if type(self.weight_bits) is not int or self.weight_bits not in WEIGHT_BITS:
+            raise ValueError("EngineConfig.weight_bits must be one of 16, 8, 4; got "
+                             f"{self.weight_bits!r}")
         _one_of("EngineConfig", "backend", self.backend, ("numpy", "torch"))
         _one_of("EngineConfig", "dtype", self.dtype, DTYPES)
         if self.backend == "numpy" and self.dtype not in ("auto", "float32", "float64"):

@@ -10,7 +10,9 @@ step's activations over the interconnect (kata/engine/parallel.py), not overlapp
 
 FLOPs: 2 per weight per token (the matmuls), plus attention's 4 * num_heads * head_dim per
 (query, key) pair per layer, plus the LM head for rows that are sampled.
-Bytes: every weight once per step, the K/V every attending token reads, the K/V new tokens write.
+Bytes: every weight once per step (at `weight_bits`: 4-bit weights move a quarter of the bytes
+of 16-bit ones; the FLOPs stay the same, as dequantised matmuls run at 16 bits), the K/V every
+attending token reads, the K/V new tokens write.
 So a prefill of 2,000 tokens is compute-bound and a decode of 64 sequences is memory-bound; that
 is the whole reason batching helps decode. Charging time this way makes TTFT, TPOT and
 throughput deterministic and independent of the CPU running the simulation.
@@ -25,7 +27,9 @@ and efficiency that varies with shape (mfu and mbu are constants).
 from __future__ import annotations
 
 
-from kata.engine.config import ModelConfig
+from fractions import Fraction
+
+from kata.engine.config import ModelConfig, weight_bytes
 from kata.engine.hardware import HARDWARE, HardwareProfile  # noqa: F401 - re-exported
 from kata.engine.parallel import INTERCONNECTS, Interconnect, tp_layer_comm_time
 
@@ -33,7 +37,8 @@ from kata.engine.parallel import INTERCONNECTS, Interconnect, tp_layer_comm_time
 class CostModel:
     def __init__(self, hardware: HardwareProfile, model: ModelConfig, block_size: int = 16,
                  mfu: float = 0.6, mbu: float = 0.8, tp_size: int = 1,
-                 interconnect: Interconnect = INTERCONNECTS["nvlink"]) -> None:
+                 interconnect: Interconnect = INTERCONNECTS["nvlink"],
+                 weight_bits: int = 16) -> None:
         if not (0 < mfu <= 1 and 0 < mbu <= 1):
             raise ValueError(f"mfu and mbu must be in (0, 1], got {mfu}, {mbu}")
         if tp_size < 1:
@@ -45,7 +50,7 @@ class CostModel:
         self.linear_params = m.num_params - 2 * embed  # transformer blocks only
         self.lm_head_params = embed
         self.attn_flops_per_pair = 4 * m.num_layers * m.num_heads * m.head_dim
-        self.weight_bytes = (self.linear_params + self.lm_head_params) * m.dtype_bytes
+        self.weight_bytes = (self.linear_params + self.lm_head_params) * weight_bits / 8
         self.kv_bytes_per_token = m.kv_bytes_per_token
         self.block_bytes = block_size * m.kv_bytes_per_token
         self._flops_per_s = hardware.peak_flops * mfu * tp_size  # the group's, split evenly
@@ -84,13 +89,18 @@ class CostModel:
 
 
 def num_blocks_that_fit(hardware: HardwareProfile, model: ModelConfig, block_size: int,
-                        gpu_memory_utilization: float = 0.9, tp_size: int = 1) -> int:
+                        gpu_memory_utilization: float = 0.9, tp_size: int = 1,
+                        weight_bits: int = 16) -> int:
     """KV blocks left after the weights, as a serving engine sizes its cache. With TP each GPU
     holds 1/tp of the weights and of every block, so the group holds the blocks of tp GPUs'
-    memory less one copy of the weights.
+    memory less one copy of the weights. Exact integer arithmetic (the utilisation is read as the
+    decimal it is written as, 0.9 = 9/10):
 
-    Example: H100 (80 GB), llama-3-8b bf16 (16 GB of weights), block 16 -> ~26,000 blocks.
+        blocks = (floor(memory_bytes * tp * 9 / 10) - weight_bytes) // (block_size * kv_bytes_per_token)
+
+    Example: H100 (80 GB), llama-3-8b bf16 (16 GB of weights), block 16 -> 26,674 blocks.
     """
-    free = (hardware.memory_bytes * gpu_memory_utilization * tp_size
-            - model.num_params * model.dtype_bytes)
-    return max(0, int(free // (block_size * model.kv_bytes_per_token)))
+    share = Fraction(repr(gpu_memory_utilization))
+    usable = int(hardware.memory_bytes) * tp_size * share.numerator // share.denominator
+    free = usable - weight_bytes(model, weight_bits)
+    return max(0, free // (block_size * model.kv_bytes_per_token))

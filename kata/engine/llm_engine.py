@@ -64,7 +64,8 @@ class LLMEngine:
                                        track_decodes=c.compute)
         self.cost_model = CostModel(HARDWARE[c.hardware], MODEL_PRESETS[c.cost_model],
                                     c.cache.block_size, tp_size=c.tensor_parallel_size,
-                                    interconnect=INTERCONNECTS[c.interconnect])
+                                    interconnect=INTERCONNECTS[c.interconnect],
+                                    weight_bits=c.weight_bits)
         self.recorder = MetricsRecorder()
         self.clock = 0.0  # simulated seconds
         self._pending: list[tuple[float, int, Sequence]] = []  # not yet arrived (heap)

@@ -34,6 +34,7 @@ class Interconnect:
 INTERCONNECTS: dict[str, Interconnect] = {
     "nvlink": Interconnect("nvlink", 450e9, 1e-6),  # NVLink 4 (H100 SXM), one direction
     "network": Interconnect("network", 50e9, 5e-6),  # 400 Gb/s InfiniBand: a group across nodes
+    "pcie": Interconnect("pcie", 16e9, 10e-6),  # PCIe 4.0 x16 through the host: GPUs without NVLink
 }
 
 

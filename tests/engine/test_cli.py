@@ -97,7 +97,7 @@ def test_compare_shows_the_three_systems_side_by_side():
     (["compare", "--rate", "0"], "--rate must be > 0"),
     (["run", "--tp", "0"], "--tp must be > 0"),
     (["run", "--tp", "3"], "tensor_parallel_size=3 must be an int >= 1 that divides"),
-    (["run", "--interconnect", "pcie"], "unknown interconnect 'pcie'"),
+    (["run", "--interconnect", "infiniband"], "unknown interconnect 'infiniband'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = invoke(*args)

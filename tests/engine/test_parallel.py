@@ -92,7 +92,7 @@ def test_tp_pools_memory_for_the_cache():
     (dict(tensor_parallel_size=3), "tensor_parallel_size"),
     (dict(tensor_parallel_size=0), "tensor_parallel_size"),
     (dict(tensor_parallel_size=True), "tensor_parallel_size"),
-    (dict(interconnect="pcie"), "interconnect"),
+    (dict(interconnect="infiniband"), "interconnect"),
 ])
 def test_engine_config_rejects_bad_tp(kwargs, field):
     with pytest.raises(ValueError, match=field):

@@ -1,0 +1,115 @@
+"""Hidden suite of `serving-plan`, level 2: 32k-token contexts, where the KV cache dominates."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+from serving_plan_oracle import (H100, LLAMA_8B, expect_check, fields_of, oracle, plan_on,
+                                 show_model, structural_problems)
+
+from kata.checks import check, check_raises, property_settings
+
+pytestmark = pytest.mark.level(2)
+PROPERTY = property_settings()
+
+
+def call(model, bits, tp, block, max_seq_len, gpu=H100):
+    return (f"memory_math({show_model(model)}, gpu(memory_bytes={gpu['memory_bytes']}), {bits}, "
+            f"{tp}, {block}, {max_seq_len})")
+
+
+@pytest.mark.points(3)
+@pytest.mark.edge("the prompt's example: 13 sequences of 32,768 tokens on one H100")
+def test_prompt_example(impl):
+    got = impl.memory_math(LLAMA_8B, H100, 16, 1, 16, 32768)
+    check(fields_of(got), (16060522496, 131072, 26674, 13), call(LLAMA_8B, 16, 1, 16, 32768))
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("blocks per sequence round up: 32,769 tokens need 2,049 blocks of 16, 35,553 need 2,223")
+def test_blocks_per_sequence_round_up(impl):
+    for max_seq_len, want in ((32769, 13), (2222 * 16, 12), (2222 * 16 + 1, 11)):
+        got = impl.memory_math(LLAMA_8B, H100, 16, 1, 16, max_seq_len)
+        check(fields_of(got)[3], want, call(LLAMA_8B, 16, 1, 16, max_seq_len))
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("a sequence exactly as long as the pool fits once; one token more raises 'memory'")
+def test_longest_sequence_that_fits(impl):
+    longest = 26674 * 16
+    check(fields_of(impl.memory_math(LLAMA_8B, H100, 16, 1, 16, longest))[3], 1, call(LLAMA_8B, 16, 1, 16, longest))
+    check_raises(lambda: impl.memory_math(LLAMA_8B, H100, 16, 1, 16, longest + 1), "memory",
+                 call(LLAMA_8B, 16, 1, 16, longest + 1))
+
+
+@pytest.mark.points(1)
+@pytest.mark.edge("the prompt's example: 600,000 tokens do not fit one H100")
+def test_too_long(impl):
+    check_raises(lambda: impl.memory_math(LLAMA_8B, H100, 16, 1, 16, 600_000), "memory", call(LLAMA_8B, 16, 1, 16, 600_000))
+
+
+@pytest.mark.points(3)
+@pytest.mark.edge("memory_math on long contexts equals the prompt's formulas, fitting or raising 'memory'")
+@given(max_seq_len=st.integers(8192, 500_000), block=st.sampled_from([1, 8, 16, 32, 128, 1000]),
+       memory=st.integers(2 * 10**10, 2 * 10**11))
+@example(max_seq_len=32768, block=16, memory=80 * 10**9)
+@example(max_seq_len=426784, block=16, memory=80 * 10**9)
+@PROPERTY
+def test_long_contexts_match_oracle(impl, max_seq_len, block, memory):
+    gpu = dict(H100, memory_bytes=memory)
+    want = oracle(LLAMA_8B, gpu, 16, 1, block, max_seq_len)
+    what = call(LLAMA_8B, 16, 1, block, max_seq_len, gpu)
+    if want is None:
+        check_raises(lambda: impl.memory_math(LLAMA_8B, gpu, 16, 1, block, max_seq_len), "memory", what)
+    else:
+        check(fields_of(impl.memory_math(LLAMA_8B, gpu, 16, 1, block, max_seq_len)), want, what)
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("level 2 plan: valid fields and constraints (chunked prefill, or a budget holding a whole 32,768-token request)")
+def test_plan_constraints(impl, verdicts):
+    expect_check(verdicts, 2, "plan")
+    expect_check(verdicts, 2, "constraints")
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("level 2 plan fits 32,768-token sequences, and its stated arithmetic equals the engine's exactly")
+def test_plan_memory(impl, verdicts):
+    expect_check(verdicts, 2, "memory fits")
+    expect_check(verdicts, 2, "memory arithmetic")
+
+
+@pytest.mark.points(4)
+@pytest.mark.edge("level 2 plan holds p99 TTFT <= 4 s and TPOT <= 50 ms with 8k-32k prompts in the engine")
+def test_plan_slo(impl, verdicts):
+    expect_check(verdicts, 2, "SLO")
+
+
+@pytest.mark.points(3)
+@pytest.mark.edge("level 2 plan costs at most 1.3x the reference plan per million output tokens")
+def test_plan_cost(impl, verdicts):
+    expect_check(verdicts, 2, "cost")
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("plan sizes memory for the workload's longest request: prompt max + output max")
+def test_plan_uses_max_seq_len(impl):
+    for prompt_max in (16000, 60000):
+        plan, workload, constraints = plan_on(impl, 2, prompt_tokens={"median": 4096, "max": prompt_max})
+        check(structural_problems(plan, workload, constraints), [], f"plan(level 2 with prompts up to {prompt_max})")
+
+
+@pytest.mark.points(1)
+@pytest.mark.edge("a one-token sequence needs one block: max_concurrent_seqs equals the pool")
+def test_one_token_sequence(impl):
+    check(fields_of(impl.memory_math(LLAMA_8B, H100, 16, 1, 16, 1))[2:], (26674, 26674), call(LLAMA_8B, 16, 1, 16, 1))
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("plan gives 1,600 long-context users more GPUs than 100")
+def test_plan_scales_with_users(impl):
+    few, _, _ = plan_on(impl, 2, users=100)
+    many, _, _ = plan_on(impl, 2, users=1600)
+    gpus = [p.replicas * p.tensor_parallel_size for p in (few, many)]
+    assert gpus[1] > gpus[0], f"Called plan(level 2) with 100 then 1,600 users. Returned {gpus[0]} then {gpus[1]} GPUs, expected more for 1,600."

@@ -1,0 +1,66 @@
+"""Hidden suite: latency_report is linear in the lines, timed against the reference.
+
+55,000 shuffled lines of 5,000 requests (about ten lines each, with duplicates and malformed
+lines). Rescanning the lines per request, or keeping every timestamp in a list that is searched
+for each new line, is far more than 10x slower. The implementation fails only beyond FACTOR times
+the reference's best time; a failure is confirmed by a second measurement.
+"""
+
+import importlib.util
+import random
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+FACTOR = 10
+REQUESTS = 5_000
+SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "token-latency-log.py"
+
+
+def _reference():
+    spec = importlib.util.spec_from_file_location("token_latency_log_reference", SOLUTION)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+def _workload():
+    rng = random.Random(2826)
+    lines = []
+    for k in range(REQUESTS):
+        t = rng.randrange(10**6)
+        lines.append(f"{t} req-{k} start")
+        for i in range(8):
+            lines.append(f"{t + 50 + 20 * i + rng.randrange(5)} req-{k} token {i}")
+        lines.append(f"{t + 400} req-{k} end")
+    lines += [lines[rng.randrange(len(lines))] for _ in range(REQUESTS // 2)]  # duplicates
+    lines += ["garbage line"] * (REQUESTS // 2)
+    rng.shuffle(lines)
+    return lines
+
+
+def _time(module, lines):
+    start = time.perf_counter()
+    module.latency_report(lines)
+    return time.perf_counter() - start
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(5)
+@pytest.mark.complexity
+@pytest.mark.timeout(30)
+@pytest.mark.edge("55,000 shuffled lines of 5,000 requests: one pass, within 10x of the reference")
+def test_scales(impl):
+    lines = _workload()
+    reference = _reference()
+    ref = min(_time(reference, lines) for _ in range(2))
+    got = _time(impl, lines)
+    if got > FACTOR * ref:  # a loaded machine can stall one run: confirm
+        ref = min(ref, _time(reference, lines))
+        got = min(got, _time(impl, lines))
+    assert got <= FACTOR * ref, (
+        f"Called latency_report on {len(lines)} lines of {REQUESTS} requests. Took {got * 1000:.0f} ms, "
+        f"expected at most {FACTOR}x the reference's {ref * 1000:.0f} ms (one pass with a dict per request).")
