@@ -217,7 +217,7 @@ class Question:
 
     kata: str  # slug
     levels: tuple[int, ...]  # ascending, 1-based
-    minutes: int
+    minutes: float  # an exam's clock scaled by --minutes keeps decimals
     reveal: str = "all"  # "all": every covered level shown at once; "progressive": one at a time
     kind: str = "kata"  # "kata" | "hunt"
     bug: str | None = None  # a hunt's zoo patch (its file stem), drawn at start; None: a decoy

@@ -16,6 +16,7 @@ import functools
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 import typer.core
@@ -169,7 +170,7 @@ def say(text: str, markup: bool = False, err: bool = False) -> None:
     write(text, markup=markup, err=err)
 
 
-def fail(message: str, code: int = 2):
+def fail(message: str, code: int = 2) -> NoReturn:
     usage_error(message)
     raise typer.Exit(code)
 
@@ -897,6 +898,7 @@ def doctor() -> None:
     if r.healthy:
         say(f"{_rel(wb, path)}: healthy, nothing to do.")
         return
+    assert r.moved_to is not None  # an unhealthy store is always moved aside
     say(f"{_rel(wb, path)} was damaged: moved to {_rel(wb, r.moved_to)}/ and rebuilt.")
     for table, count in (r.salvaged or {}).items():
         lost = (r.lost or {}).get(table, 0)

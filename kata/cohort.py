@@ -421,6 +421,7 @@ def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
             row = Row(**{k: v for k, v in old.items() if k in Row.__dataclass_fields__})
         else:
             path = submissions / old["file"]
+            code: str | CatalogError
             try:
                 code = read_submission(path)
                 if file_sha256(code.encode("utf-8")) != old["sha256"]:

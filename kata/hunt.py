@@ -53,9 +53,12 @@ def test_file_name(kata: Kata) -> str:
 # --- cutting the code to the question's levels -------------------------------------------------
 
 
-def _defs(tree: ast.Module) -> dict[str, ast.AST]:
+_Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _defs(tree: ast.Module) -> dict[str, _Def]:
     """'name' or 'Class.name' -> its definition (top-level and one level into classes)."""
-    found: dict[str, ast.AST] = {}
+    found: dict[str, _Def] = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             found[node.name] = node
@@ -426,7 +429,7 @@ def drawable(kata: Kata, limits=None) -> tuple[bool, str]:
     rng = random.Random(0)
     with tempfile.TemporaryDirectory(prefix="kata-hunts-") as tmp:
         root = private_copy(kata, Path(tmp))
-        impls = {}
+        impls: dict[str | None, str] = {}  # looked up by a test's impl, None outside the sweep
         for name, text in [(None, kata.solution.read_text(encoding="utf-8"))] + [(b.name, b.text) for b in found]:
             where = Path(tmp) / "impl" / (name or "_reference")
             where.mkdir(parents=True)

@@ -179,7 +179,7 @@ def progress_rows(store, sessions, slug: str) -> list[dict]:
 
 def review_info(wb: Workbook, store, session, q: Question) -> dict:
     """What `kata review` shows of a hunt once the session is over."""
-    info = {"bug": q.bug, "decoy": q.bug is None, "header": {}}
+    info: dict = {"bug": q.bug, "decoy": q.bug is None, "header": {}}
     try:
         kata = wb.kata(q.kata)
         if q.bug is not None:

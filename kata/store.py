@@ -124,8 +124,8 @@ def _claim_alive(claim: str | None, now: float) -> bool:
     if not claim:
         return False
     try:
-        pid, host, at = claim.split("@")
-        pid, at = int(pid), float(at)
+        pid_text, host, at_text = claim.split("@")
+        pid, at = int(pid_text), float(at_text)
     except ValueError:
         return False
     if now - at > SETTLE_LEASE:
@@ -308,7 +308,7 @@ class Store:
                 db.close()
             except sqlite3.Error:
                 pass
-            self.db = None
+            self.db = None  # type: ignore[assignment]  # closed: None marks it (open_store reopens)
 
     def _unreadable(self, exc: Exception) -> StoreError:
         return StoreError(f"{self.path}: the store is damaged ({exc}): run `kata doctor` to move it "
@@ -318,7 +318,7 @@ class Store:
         """Close the connection (again: a no-op)."""
         if self.db is not None:
             self.db.close()
-            self.db = None
+            self.db = None  # type: ignore[assignment]  # closed: None marks it (open_store reopens)
 
     @contextmanager
     def transaction(self):

@@ -139,6 +139,7 @@ def sampling_inputs(seqs: SequenceABC[Sequence]) -> tuple[np.ndarray, ...]:
         p = seq.params
         if p.temperature > 0:
             temps[i], top_ks[i], top_ps[i] = p.temperature, max(p.top_k, 0), p.top_p
+            assert seq.rng is not None  # the engine seeds one for every temperature > 0 request
             uniforms[i] = seq.rng.random()
     return temps, top_ks, top_ps, uniforms
 
