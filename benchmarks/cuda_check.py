@@ -71,7 +71,7 @@ def parity(torch, tb, device: str) -> list[tuple[str, str, bool]]:
     logits = rng.standard_normal((64, 258)) * 3
     args = (rng.choice([0.0, 0.5, 1.0], 64), rng.choice([0, 1, 5], 64),
             rng.choice([1.0, 0.9, 0.3], 64), rng.random(64))
-    want_tokens = [sample_row(*a) for a in zip(logits, *args)]
+    want_tokens = [sample_row(*a) for a in zip(logits, *args, strict=True)]
     got_tokens = sample_on_device(torch.as_tensor(logits, device=device),
                                   *(torch.as_tensor(a, device=device) for a in args)).tolist()
     rows.append(("sampling on the device == numpy's draws", str(got_tokens == want_tokens),

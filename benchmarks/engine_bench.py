@@ -35,7 +35,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy is imported
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import dataclasses  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
@@ -324,7 +323,7 @@ def main(argv: list[str] | None = None) -> dict:
         (f"simulate {n_sim:,} requests (wall)", f"{sp['run_wall_seconds']:.1f} s",
          "<= 5 s" if n_sim == 100_000 else "(quick)",
          verdict(sp["run_wall_seconds"], 5.0, False) if n_sim == 100_000 else ""),
-        (f"  (same, CPU time of this process)", f"{sp['run_cpu_seconds']:.1f} s", "", ""),
+        ("  (same, CPU time of this process)", f"{sp['run_cpu_seconds']:.1f} s", "", ""),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"\nengine benchmarks{' (quick)' if q else ''}; calibration "

@@ -59,7 +59,7 @@ def main() -> None:
     base = rows[0][1]
     print(f"{args.students} submissions of {args.kata}")
     print(f"{'workers':>7} {'wall s':>8} {'speed-up':>9}")
-    for workers, wall, book in rows:
+    for workers, wall, _book in rows:
         print(f"{workers:>7} {wall:>8.1f} {base / wall:>8.2f}x")
     same = all(r[2]["rows"] == rows[0][2]["rows"] for r in rows)
     print("identical gradebooks:", same)

@@ -109,7 +109,7 @@ def seal_hints(slug: str, hints: list[str]) -> str:
     import zlib
 
     data = zlib.compress(json.dumps(list(hints)).encode())
-    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _hint_pad(slug, len(data))))).decode()
+    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _hint_pad(slug, len(data)), strict=True))).decode()
 
 
 def unseal_hints(where: str, slug: str, sealed: str) -> tuple[str, ...]:
@@ -120,7 +120,7 @@ def unseal_hints(where: str, slug: str, sealed: str) -> tuple[str, ...]:
 
     try:
         data = base64.b64decode(sealed.encode(), validate=True)
-        hints = json.loads(zlib.decompress(bytes(a ^ b for a, b in zip(data, _hint_pad(slug, len(data))))))
+        hints = json.loads(zlib.decompress(bytes(a ^ b for a, b in zip(data, _hint_pad(slug, len(data)), strict=True))))
     except (binascii.Error, zlib.error, ValueError, UnicodeError):
         raise CatalogError(f"{where}: 'sealed_hints' cannot be read: write it with `kata bundle`") from None
     if not isinstance(hints, list):
@@ -219,7 +219,7 @@ class Question:
 
     kata: str  # slug
     levels: tuple[int, ...]  # ascending, 1-based
-    minutes: int
+    minutes: float  # an exam's clock scaled by --minutes keeps decimals
     reveal: str = "all"  # "all": every covered level shown at once; "progressive": one at a time
     kind: str = "kata"  # "kata" | "hunt"
     bug: str | None = None  # a hunt's zoo patch (its file stem), drawn at start; None: a decoy
@@ -236,7 +236,7 @@ class Question:
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> "Question":
+    def from_json(cls, data: dict) -> Question:
         return cls(data["kata"], tuple(data["levels"]), data["minutes"], data.get("reveal", "all"),
                    data.get("kind", "kata"), data.get("bug"))
 
@@ -468,7 +468,7 @@ class Workbook:
     state_dir: Path
 
     @classmethod
-    def find(cls, explicit: str | os.PathLike | None = None) -> "Workbook":
+    def find(cls, explicit: str | os.PathLike | None = None) -> Workbook:
         """--workbook PATH, else $KATA_WORKBOOK, else the nearest folder up from here with a
         katas/ folder, else the katas this package was installed with (see content_root).
 
@@ -542,7 +542,7 @@ class Workbook:
         known = self._katas_by_slug()
         return [load_exam(self.root, name, known) for name in self.exam_names()]
 
-    def _katas_by_slug(self) -> "_LazyKatas":
+    def _katas_by_slug(self) -> _LazyKatas:
         return _LazyKatas(self.root, self.slugs())
 
     def workspace_file(self, kata: Kata) -> Path:

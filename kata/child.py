@@ -140,7 +140,7 @@ class Child:
 
     @classmethod
     def start(cls, cmd: list[str], key: bytes, canaries: list, env: dict, cwd: Path,
-              output: Path, visible: list[Path], memory_bytes: int, cpu_seconds: int) -> "Child":
+              output: Path, visible: list[Path], memory_bytes: int, cpu_seconds: int) -> Child:
         """Start `cmd` (a pytest command line to which `--kata-events fd:N` is appended) with the
         secret {key, canaries} on a pipe named by $KATA_SECRET_FD. `visible`: the folders the
         sandbox mounts read-only (the run's private copy)."""

@@ -16,7 +16,7 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import NoReturn
 
 import typer
 import typer.core
@@ -129,7 +129,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
-    workbook: Optional[Path] = typer.Option(
+    workbook: Path | None = typer.Option(
         None, "--workbook", envvar="KATA_WORKBOOK",
         help="A workbook folder (katas/, solutions/, graders/, exams/) to use instead of this one.",
     ),
@@ -170,7 +170,7 @@ def say(text: str, markup: bool = False, err: bool = False) -> None:
     write(text, markup=markup, err=err)
 
 
-def fail(message: str, code: int = 2):
+def fail(message: str, code: int = 2) -> NoReturn:
     usage_error(message)
     raise typer.Exit(code)
 
@@ -406,7 +406,7 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
 @app.command()
 @handled
 def show(
-    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one).",
+    slug: str | None = typer.Argument(None, help="The kata (default: the live session's only one).",
                                          autocompletion=complete_slug),
     as_json: bool = typer.Option(False, "--json", help="Print JSON: kata, levels shown, markdown."),
 ) -> None:
@@ -433,13 +433,13 @@ def show(
 @app.command()
 @handled
 def start(
-    target: Optional[str] = typer.Argument(None, help="An exam name or a kata slug (default: the default exam).",
+    target: str | None = typer.Argument(None, help="An exam name or a kata slug (default: the default exam).",
                                            autocompletion=complete_target),
     abandon: bool = typer.Option(False, "--abandon", help="Abandon the live session, if any."),
-    minutes: Optional[float] = typer.Option(None, "--minutes", help="Override the timer (decimals allowed, e.g. 0.5)."),
-    reveal: Optional[str] = typer.Option(None, "--reveal", help="all: show every level at once (for study); progressive: one level at a time."),
+    minutes: float | None = typer.Option(None, "--minutes", help="Override the timer (decimals allowed, e.g. 0.5)."),
+    reveal: str | None = typer.Option(None, "--reveal", help="all: show every level at once (for study); progressive: one level at a time."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Draw an exam's hunts with this seed (default: a fresh one)."),
+    seed: int | None = typer.Option(None, "--seed", help="Draw an exam's hunts with this seed (default: a fresh one)."),
 ) -> None:
     """Start a timed session: show the briefing, then copy the stubs into workspace/ and start the clock.
 
@@ -473,7 +473,7 @@ def _start_planned(wb, planned, abandon: bool, yes: bool) -> None:
         say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
     say(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question(s), "
         f"{clock(s.deadline - s.started_at)} on the clock.", markup=True)
-    for i, (p, q) in enumerate(zip(started.prepared, started.questions), start=1):
+    for i, (p, q) in enumerate(zip(started.prepared, started.questions, strict=True), start=1):
         say(f"  Q{i}. {p.kata.title} ({p.kata.slug})", markup=True)
         say(f"      edit {_rel(wb, p.path)}", markup=False)
         if q.is_hunt:
@@ -493,13 +493,13 @@ def _start_planned(wb, planned, abandon: bool, yes: bool) -> None:
 @full_only()
 @handled
 def hunt(
-    slug: Optional[str] = typer.Argument(None, help="The kata (default: one drawn at random).",
+    slug: str | None = typer.Argument(None, help="The kata (default: one drawn at random).",
                                          autocompletion=complete_slug),
-    bug: Optional[str] = typer.Option(None, "--bug", help="The zoo patch to plant (its file stem in tests/bugs/SLUG/), for authors and tests."),
+    bug: str | None = typer.Option(None, "--bug", help="The zoo patch to plant (its file stem in tests/bugs/SLUG/), for authors and tests."),
     decoy: bool = typer.Option(False, "--decoy", help="Hand out the correct code (for authors and tests)."),
-    level: Optional[int] = typer.Option(None, "--level", help="Cover levels 1..N (default: the bug's level, else 1)."),
-    minutes: Optional[float] = typer.Option(None, "--minutes", help="The timer (default 15; decimals allowed)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Draw the kata and the bug with this seed."),
+    level: int | None = typer.Option(None, "--level", help="Cover levels 1..N (default: the bug's level, else 1)."),
+    minutes: float | None = typer.Option(None, "--minutes", help="The timer (default 15; decimals allowed)."),
+    seed: int | None = typer.Option(None, "--seed", help="Draw the kata and the bug with this seed."),
     abandon: bool = typer.Option(False, "--abandon", help="Abandon the live session, if any."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
 ) -> None:
@@ -546,12 +546,12 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
 @app.command()
 @handled
 def check(
-    slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's).",
+    slug: str | None = typer.Argument(None, help="The kata (default: the live session's).",
                                          autocompletion=complete_slug),
     all_: bool = typer.Option(False, "--all", help="Every test, and every failure in full."),
     failed: bool = typer.Option(False, "--failed", help="Every failing test in full, no passes."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+    junit_xml: Path | None = typer.Option(None, "--junit-xml", metavar="PATH",
                                              help="Also write JUnit XML (a suite per kata, file and line per test)."),
 ) -> None:
     """Run the visible tests on your workspace file: a summary per level and the first failures in
@@ -586,11 +586,11 @@ def check(
 @full_only()
 @handled
 def submit(
-    slug: Optional[str] = typer.Argument(None, help="The kata (default: every question of the live session).",
+    slug: str | None = typer.Argument(None, help="The kata (default: every question of the live session).",
                                          autocompletion=complete_slug),
     all_: bool = typer.Option(False, "--all", help="Submit every kata of the live session (the default)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+    junit_xml: Path | None = typer.Option(None, "--junit-xml", metavar="PATH",
                                              help="Also write JUnit XML (a suite per kata, file and line per test)."),
 ) -> None:
     """Grade your workspace file on the hidden suite and record the submission.
@@ -652,9 +652,9 @@ def _print_submitted(graded, level_table, test_lines) -> None:
 @app.command()
 @handled
 def watch(
-    slug: Optional[str] = typer.Argument(None, help="Start on this question (default: the first)."),
+    slug: str | None = typer.Argument(None, help="Start on this question (default: the first)."),
     plain: bool = typer.Option(False, "--plain", help="Plain lines, no screen, no keys (the default without a terminal)."),
-    stop_after: Optional[int] = typer.Option(None, "--stop-after", min=1, help="Stop after this many saves (for scripts)."),
+    stop_after: int | None = typer.Option(None, "--stop-after", min=1, help="Stop after this many saves (for scripts)."),
 ) -> None:
     """Run the visible tests at once and on every save, with the clock and each question's state on screen.
 
@@ -678,7 +678,7 @@ def watch(
 
 @app.command()
 @handled
-def hint(slug: Optional[str] = typer.Argument(None, help="The kata (default: the live session's only one).",
+def hint(slug: str | None = typer.Argument(None, help="The kata (default: the live session's only one).",
                                               autocompletion=complete_slug)) -> None:
     """Reveal the kata's next hint (recorded; it costs no points)."""
     from kata import session
@@ -735,7 +735,7 @@ def confirm(question: str) -> bool:
 @app.command()
 @handled
 def review(
-    session_id: Optional[int] = typer.Argument(None, metavar="[SESSION]", help="Session number (default: the last ended one)."),
+    session_id: int | None = typer.Argument(None, metavar="[SESSION]", help="Session number (default: the last ended one)."),
     all_: bool = typer.Option(False, "--all", help="Every hidden test, passed ones too."),
     failed: bool = typer.Option(False, "--failed", help="Every test you missed (default: the first 10 per question)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -908,6 +908,7 @@ def doctor() -> None:
     if r.healthy:
         say(f"{_rel(wb, path)}: healthy, nothing to do.")
         return
+    assert r.moved_to is not None  # an unhealthy store is always moved aside
     say(f"{_rel(wb, path)} was damaged: moved to {_rel(wb, r.moved_to)}/ and rebuilt.")
     for table, count in (r.salvaged or {}).items():
         lost = (r.lost or {}).get(table, 0)
@@ -977,7 +978,7 @@ def solution(slug: str = typer.Argument(..., help="The kata.", autocompletion=co
 @full_only()
 @handled
 def validate(
-    slug: Optional[str] = typer.Argument(None, help="The kata to validate."),
+    slug: str | None = typer.Argument(None, help="The kata to validate."),
     all_: bool = typer.Option(False, "--all", help="Validate every kata."),
     workers: int = typer.Option(2, "--workers", min=1, help="Grading runs at once."),
     mutants: bool = typer.Option(False, "--mutants", help="Score the hidden suite by mutation testing the reference (needs mutmut 3)."),
@@ -1047,7 +1048,7 @@ def _mutants(wb, slugs: list[str], workers: int, as_json: bool) -> None:
 @handled
 def new(
     slug: str = typer.Argument(..., help="The new kata's slug, e.g. token-budget."),
-    title: Optional[str] = typer.Option(None, "--title", help="Its title."),
+    title: str | None = typer.Option(None, "--title", help="Its title."),
 ) -> None:
     """Scaffold a new kata (prompt, stub, visible tests, reference, hidden suite, a bug)."""
     from kata.scaffold import new_kata
@@ -1080,9 +1081,9 @@ def bundle(
 @full_only()
 @handled
 def regrade(
-    session_id: Optional[int] = typer.Argument(None, metavar="[SESSION]",
+    session_id: int | None = typer.Argument(None, metavar="[SESSION]",
                                                help="The session to regrade (default: the last ended one)."),
-    batch: Optional[Path] = typer.Option(None, "--batch", metavar="GRADEBOOK",
+    batch: Path | None = typer.Option(None, "--batch", metavar="GRADEBOOK",
                                          help="Regrade a grade-batch from its gradebook.json instead."),
     out_dir: Path = typer.Option(Path("gradebook-regraded"), "--out",
                                  help="With --batch: where to write the new gradebook."),
@@ -1162,10 +1163,10 @@ def runner(
 def grade_batch(
     submissions: Path = typer.Argument(..., help="SUBMISSIONS/<student>/<module>.py for each student."),
     out_dir: Path = typer.Option(Path("gradebook"), "--out", help="Where to write gradebook.json and .csv."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Gradings at once (default: the number of cores)."),
-    shard: Optional[str] = typer.Option(None, "--shard", help="Grade only slice K of N, e.g. 2/4."),
+    workers: int | None = typer.Option(None, "--workers", min=1, help="Gradings at once (default: the number of cores)."),
+    shard: str | None = typer.Option(None, "--shard", help="Grade only slice K of N, e.g. 2/4."),
     timeout: float = typer.Option(20.0, "--timeout", min=0.5, help="Seconds one hidden test may run."),
-    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", metavar="PATH",
+    junit_xml: Path | None = typer.Option(None, "--junit-xml", metavar="PATH",
                                              help="Also write JUnit XML (a suite per student and kata)."),
     require_sandbox: bool = typer.Option(False, "--require-sandbox",
                                          help="Refuse to start unless grading runs in the sandbox."),

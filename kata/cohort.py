@@ -23,7 +23,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from kata.catalog import BUNDLE_MARKER, CatalogError, Kata, Workbook
 from kata.suites import file_sha256, suite_version
@@ -419,6 +419,7 @@ def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
             row = Row(**{k: v for k, v in old.items() if k in Row.__dataclass_fields__})
         else:
             path = submissions / old["file"]
+            code: str | CatalogError
             try:
                 code = read_submission(path)
                 if file_sha256(code.encode("utf-8")) != old["sha256"]:

@@ -180,16 +180,16 @@ def score(result: SuiteResult, kata: Kata, levels: list[int] | None = None) -> S
 
     `levels`: the levels graded (an exam question's, or those open so far); default every level."""
     graded = [lv for lv in kata.levels if levels is None or lv.number in levels]
-    levels = []
+    scores: list[LevelScore] = []
     for lv in graded:
         mine = [t for t in result.tests if t.task_id == lv.number]
         weight = sum(t.points for t in mine)
         won = sum(t.points for t in mine if t.status == PASS)
         earned = round(lv.points * won / weight, 2) if weight and not result.tampered else 0.0
-        levels.append(LevelScore(lv.number, lv.name, sum(t.status == PASS for t in mine),
+        scores.append(LevelScore(lv.number, lv.name, sum(t.status == PASS for t in mine),
                                  len(mine), earned, lv.points))
-    result.levels = levels
-    result.points_earned = round(sum(lv.points_earned for lv in levels), 2)
+    result.levels = scores
+    result.points_earned = round(sum(lv.points_earned for lv in scores), 2)
     result.points_possible = sum(lv.points for lv in graded)
     return result
 

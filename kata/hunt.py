@@ -54,9 +54,12 @@ def test_file_name(kata: Kata) -> str:
 # --- cutting the code to the question's levels -------------------------------------------------
 
 
-def _defs(tree: ast.Module) -> dict[str, ast.AST]:
+_Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _defs(tree: ast.Module) -> dict[str, _Def]:
     """'name' or 'Class.name' -> its definition (top-level and one level into classes)."""
-    found: dict[str, ast.AST] = {}
+    found: dict[str, _Def] = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             found[node.name] = node
@@ -132,7 +135,7 @@ def _drop_unused_privates(code: str) -> str:
         if not dead:
             return code
         lines = code.splitlines()
-        for a, b in sorted(_outermost([(s, None) for s in dead]), key=lambda s: s[0][0], reverse=True):
+        for a, _b in sorted(_outermost([(s, None) for s in dead]), key=lambda s: s[0][0], reverse=True):
             del lines[a[0]:a[1]]
         code = "\n".join(lines) + "\n"
 
@@ -324,7 +327,7 @@ def _specific(kata: Kata, bug_name: str, max_level: int, test_code: str) -> Pin 
     if isinstance(runs, Pin):
         return runs
     planted_fails: list[set[str]] = []  # the planted bug's failing hidden tests, once needed
-    for variant, failed in zip(others, runs):
+    for variant, failed in zip(others, runs, strict=True):
         if failed is not None and not _same_rule(kata, bug_name, variant, max_level, planted_fails):
             return Pin("not_specific", "your test also fails on code with a different bug "
                        f"({variant.header.get('Bug', variant.name)}): pin this bug's rule")
@@ -427,7 +430,7 @@ def drawable(kata: Kata, limits=None) -> tuple[bool, str]:
     rng = random.Random(0)
     with tempfile.TemporaryDirectory(prefix="kata-hunts-") as tmp:
         root = private_copy(kata, Path(tmp))
-        impls = {}
+        impls: dict[str | None, str] = {}  # looked up by a test's impl, None outside the sweep
         for name, text in [(None, kata.solution.read_text(encoding="utf-8"))] + [(b.name, b.text) for b in found]:
             where = Path(tmp) / "impl" / (name or "_reference")
             where.mkdir(parents=True)

@@ -81,15 +81,15 @@ def prepare(wb: Workbook, questions: list[Question], katas: list[Kata], now: flo
     """Workspace files for every question (a kata's stub, or a hunt's code and pin template)."""
     from kata import workspace
 
-    plain = [k for q, k in zip(questions, katas) if not q.is_hunt]
+    plain = [k for q, k in zip(questions, katas, strict=True) if not q.is_hunt]
     done = {p.kata.slug: p for p in workspace.prepare(wb, plain, now)} if plain else {}
     files: dict[Path, str] = {}
-    for q, k in zip(questions, katas):
+    for q, k in zip(questions, katas, strict=True):
         if q.is_hunt:
             files[wb.workspace_file(k)] = hunt.handout(k, q.bug, max(q.levels))
             files[wb.workspace / hunt.test_file_name(k)] = hunt.template(k)
     copies = workspace.put(wb, files, now)
-    for q, k in zip(questions, katas):
+    for q, k in zip(questions, katas, strict=True):
         if q.is_hunt:
             path = wb.workspace_file(k)
             done[k.slug] = workspace.Prepared(k, path, copies.get(path))
@@ -179,7 +179,7 @@ def progress_rows(store, sessions, slug: str) -> list[dict]:
 
 def review_info(wb: Workbook, store, session, q: Question) -> dict:
     """What `kata review` shows of a hunt once the session is over."""
-    info = {"bug": q.bug, "decoy": q.bug is None, "header": {}}
+    info: dict = {"bug": q.bug, "decoy": q.bug is None, "header": {}}
     try:
         kata = wb.kata(q.kata)
         if q.bug is not None:

@@ -158,7 +158,7 @@ def run_mutants(kata: Kata, workers: int = 2, keep: Path | None = None) -> Mutat
         survivors = [name for name, code in codes.items()
                      if NOT_KILLED.get(code) == "survived" and name not in equivalent]
         with ThreadPoolExecutor(max(1, workers)) as pool:  # one `mutmut show` process each
-            diffs = dict(zip(survivors, pool.map(diff_of, survivors)))
+            diffs = dict(zip(survivors, pool.map(diff_of, survivors), strict=True))
         return classify(kata.slug, codes, equivalent, diffs.__getitem__)
     finally:
         if keep is not None:

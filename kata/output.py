@@ -71,7 +71,7 @@ def wrap(text: Text, width: int, indent: int | None = None) -> list[Text]:
     for para in text.split("\n", allow_blank=True):
         plain = para.plain
         pad = len(plain) - len(plain.lstrip(" ")) if indent is None else indent
-        starts = []  # offsets where a wrapped line begins (each at a word's first character)
+        starts: list[int] = []  # offsets where a wrapped line begins (each at a word's first character)
         line_start, has_word = 0, False
         for m in re.finditer(r"\S+", plain):
             room = width - (pad if starts else 0)

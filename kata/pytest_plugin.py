@@ -183,7 +183,8 @@ def _select_levels(config, items) -> None:
     if not raw:
         return
     wanted = {int(x) for x in raw.split(",") if x.strip()}
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         (keep if markers_of(item)["level"] in wanted else drop).append(item)
     if drop:
@@ -282,7 +283,7 @@ def equal_to_anything(module) -> str | None:
         if "__eq__" not in {k for klass in cls.__mro__[:-1] for k in vars(klass)}:
             continue
         try:
-            probe = value if value is not None else cls.__new__(cls)
+            probe = value if value is not None else cls.__new__(cls)  # type: ignore[call-overload]  # any class: its own __new__, no __init__
             if (probe == sentinel) is True:
                 return name if value is None else f"{name} ({cls.__name__})"
         except Exception:  # noqa: BLE001 - a class that needs its __init__ is not the trick
@@ -532,6 +533,8 @@ def load_impl(path: Path, module_name: str):
         if not path.is_file():
             raise ImplLoadError(f"{path}: no such file")
         spec = importlib.util.spec_from_file_location(module_name, path)
+        if spec is None or spec.loader is None:
+            raise ImplLoadError(f"{path}: not an importable Python file")
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         try:

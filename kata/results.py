@@ -82,7 +82,7 @@ class SuiteResult:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict) -> "SuiteResult":
+    def from_json(cls, data: dict) -> SuiteResult:
         data = dict(data)
         data.setdefault("tampered", None)
         data["tests"] = [TestResult(**t) for t in data.get("tests", [])]

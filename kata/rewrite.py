@@ -99,11 +99,11 @@ def _private(name: str) -> bool:
 def _rename_privates(tree: ast.Module, fresh: _Fresh) -> None:
     """Module-level private functions, classes and constants, and private methods."""
     module_level: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _private(node.name):
-            module_level[node.name] = fresh("_h")
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
+    for top in tree.body:
+        if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _private(top.name):
+            module_level[top.name] = fresh("_h")
+        elif isinstance(top, ast.Assign):
+            for target in top.targets:
                 if isinstance(target, ast.Name) and _private(target.id):
                     module_level[target.id] = fresh("_c")
     methods: dict[str, str] = {}
@@ -181,8 +181,8 @@ def _shuffle_defs(body: list[ast.stmt], rng: random.Random) -> None:
     i = 0
     while i < len(body):
         j = i
-        while j < len(body) and isinstance(body[j], (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and not body[j].decorator_list:
+        while j < len(body) and isinstance(fn := body[j], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and not fn.decorator_list:
             j += 1
         if j - i > 1:
             run = body[i:j]

@@ -118,8 +118,8 @@ def _python_roots() -> list[Path]:
     roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
              Path(paths["stdlib"]), Path(paths["purelib"]), Path(paths["platlib"]),
              Path(os.path.realpath(sys.executable)).parent}
-    roots = sorted(r for r in roots if r.exists())
-    return [r for r in roots if not any(other in r.parents for other in roots)]
+    present = sorted(r for r in roots if r.exists())
+    return [r for r in present if not any(other in r.parents for other in present)]
 
 
 def _package_dir() -> Path:

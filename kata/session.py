@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kata.catalog import REVEALS, CatalogError, Exam, Kata, Question, Workbook
+from kata.results import SuiteResult
 from kata.store import Session, Store, StoreError, Submission, still_live_message
 
 
@@ -186,7 +187,7 @@ def open_levels(question: Question, passed: dict[int, float]) -> list[int]:
     if question.reveal == "all":
         return list(question.levels)
     shown = [question.levels[0]]
-    for prev, lv in zip(question.levels, question.levels[1:]):
+    for prev, lv in zip(question.levels, question.levels[1:], strict=False):
         if prev not in passed:
             break
         shown.append(lv)
@@ -217,6 +218,7 @@ def view(wb: Workbook, kata: Kata, session: Session | None = None, store: Store 
     q = question_for(wb, session, kata.slug)
     if q is None:
         return View(kata, None, [lv.number for lv in kata.levels], {})
+    assert session is not None  # question_for finds a question only in a session
     passed = store.passed_levels(session.id, kata.slug)
     return View(kata, q, open_levels(q, passed), passed)
 
@@ -267,7 +269,7 @@ def level_passed(lv) -> bool:
 class Graded:
     kata: Kata
     path: Path
-    result: object  # grading.SuiteResult
+    result: SuiteResult
     session: Session | None  # the live session it counts for, if any
     submission: Submission | None = None
     levels: list[int] | None = None  # the levels graded (None: every level)
@@ -329,7 +331,8 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
                                result.to_json(), t, suite=suite, points=points,
                                suite_version=_suite_version(kata) if suite == "hidden" else None)
     graded = Graded(kata, path, result, session, sub, levels)
-    if suite == "hidden" and session is not None and not result.tampered:
+    # session is kept only with a question (above), so both are set here or neither
+    if suite == "hidden" and session is not None and v.question is not None and not result.tampered:
         for lv in result.levels:
             if level_passed(lv) and store.record_level_passed(session.id, kata.slug, lv.level, t, sub.id):
                 graded.passed_now.append(lv.level)
@@ -527,7 +530,7 @@ class QuestionReview:
     last_submission: float | None
     points_earned: float
     points_possible: float
-    result: object | None  # grading.SuiteResult
+    result: SuiteResult | None
     levels: list[int] = field(default_factory=list)  # the question's levels
     levels_open: list[int] = field(default_factory=list)
     splits: dict[int, float] = field(default_factory=dict)  # level -> seconds into the session
@@ -736,7 +739,9 @@ def progress(wb: Workbook) -> list[KataProgress]:
     today = _Versions(wb)
     rows = []
     for kata in wb.katas():
-        per_session, fastest, other = [], {}, []
+        per_session: list[tuple[int, float]] = []
+        fastest: dict[int, float] = {}
+        other: list[int] = []
         hunts = hunt_questions.progress_rows(store, sessions_, kata.slug)
         hunted = {h["session"] for h in hunts}
         for s in sessions_:
@@ -761,8 +766,8 @@ def progress(wb: Workbook) -> list[KataProgress]:
 @dataclass
 class Regraded:
     slug: str
-    before: object  # store.Submission (the row regraded)
-    after: object  # store.Submission (the new row, regrade_of = before.id)
+    before: Submission  # the row regraded
+    after: Submission  # the new row, regrade_of = before.id
 
     @property
     def changed(self) -> bool:

@@ -124,8 +124,8 @@ def _claim_alive(claim: str | None, now: float) -> bool:
     if not claim:
         return False
     try:
-        pid, host, at = claim.split("@")
-        pid, at = int(pid), float(at)
+        pid_text, host, at_text = claim.split("@")
+        pid, at = int(pid_text), float(at_text)
     except ValueError:
         return False
     if now - at > SETTLE_LEASE:
@@ -240,7 +240,7 @@ def seal(text: str) -> str:
     """'{"tests": ...}' -> 'sealed1:<base64>' (see above)."""
     nonce = os.urandom(16)
     data = zlib.compress(text.encode("utf-8"))
-    body = bytes(a ^ b for a, b in zip(data, _stream(nonce, len(data))))
+    body = bytes(a ^ b for a, b in zip(data, _stream(nonce, len(data)), strict=True))
     return _SEAL_PREFIX + base64.b64encode(nonce + body).decode("ascii")
 
 
@@ -250,7 +250,7 @@ def unseal(text: str) -> str:
         return text
     raw = base64.b64decode(text[len(_SEAL_PREFIX):])
     nonce, body = raw[:16], raw[16:]
-    return zlib.decompress(bytes(a ^ b for a, b in zip(body, _stream(nonce, len(body))))).decode("utf-8")
+    return zlib.decompress(bytes(a ^ b for a, b in zip(body, _stream(nonce, len(body)), strict=True))).decode("utf-8")
 
 
 _CHECKED: set[tuple] = set()  # (path, inode, size) of stores this process found intact
@@ -310,7 +310,7 @@ class Store:
                 db.close()
             except sqlite3.Error:
                 pass
-            self.db = None
+            self.db = None  # type: ignore[assignment]  # closed: None marks it (open_store reopens)
 
     def _unreadable(self, exc: Exception) -> StoreError:
         return StoreError(f"{self.path}: the store is damaged ({exc}): run `kata doctor` to move it "
@@ -320,7 +320,7 @@ class Store:
         """Close the connection (again: a no-op)."""
         if self.db is not None:
             self.db.close()
-            self.db = None
+            self.db = None  # type: ignore[assignment]  # closed: None marks it (open_store reopens)
 
     @contextmanager
     def transaction(self):

@@ -87,7 +87,7 @@ def same(got, expected) -> bool:
                 return _same_dict(got, expected)
             if kind in (set, frozenset):
                 return _same_set(got, expected)
-            return len(got) == len(expected) and all(same(a, b) for a, b in zip(got, expected))
+            return len(got) == len(expected) and all(same(a, b) for a, b in zip(got, expected, strict=True))
     return type(got) is type(expected) and bool(got == expected)
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 from kata.child import _describe_exit
 from kata.results import ERROR, FAIL, PASS, Limits, SuiteResult, TestResult, apply_report, common_message
@@ -115,7 +116,7 @@ class RunSupervisor:
             self.distrust(f"a test started while {self.current} had not finished")
         self.current, self.since, self.whens = ev.get("id"), time.monotonic(), {}
 
-    def on_report(self, ev: dict) -> None:
+    def on_report(self, ev: Any) -> None:  # the child's JSON event: its fields are checked below
         test_id, when, outcome = ev.get("id"), ev.get("when"), ev.get("outcome")
         if test_id != self.current or when in self.whens:
             self.distrust(f"an unexpected report for {test_id} ({when})")

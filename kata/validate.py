@@ -24,6 +24,7 @@ is the one to grade with".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import ast
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
@@ -76,7 +77,7 @@ def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
         parts.append("*" + a.vararg.arg)
     elif a.kwonlyargs:
         parts.append("*")
-    for x, d in zip(a.kwonlyargs, a.kw_defaults):
+    for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True):
         parts.append(x.arg + ("=..." if d is not None else ""))
     if a.kwarg:
         parts.append("**" + a.kwarg.arg)
@@ -192,7 +193,7 @@ def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata 
                                if headers else f"all {report.bugs} headers have Bug, Level and Breaks"))
     from kata import hunt
 
-    jobs = {
+    jobs: dict[str, Callable[..., object]] = {
         "hunts": lambda: hunt.drawable(kata, limits),
         "ref1": lambda: grade(kata, kata.solution, "hidden", limits),
         "ref2": lambda: grade(kata, kata.solution, "hidden", limits),
@@ -236,7 +237,7 @@ def level_files_first(files: list[Path] | None, kata: Kata, ref, level: str) -> 
         path = (kata.root / t.name.split("::")[0]).resolve()
         per = counts.setdefault(path, {})
         per[t.task_id] = per.get(t.task_id, 0) + 1
-    mine = {path for path, per in counts.items() if max(per, key=per.get) == int(level)}
+    mine = {path for path, per in counts.items() if max(per, key=per.__getitem__) == int(level)}
     return sorted(files, key=lambda f: f not in mine)  # stable: cheapest first within each part
 
 
@@ -289,7 +290,8 @@ def _conclude(report: KataReport, kata: Kata, results: dict) -> KataReport:
                                    "; ".join(problems) or f"all {report.bugs} bugs caught"))
     import shutil
 
-    shutil.rmtree(report.zoo_dir, ignore_errors=True)
+    if report.zoo_dir is not None:
+        shutil.rmtree(report.zoo_dir, ignore_errors=True)
     return report
 
 
@@ -313,6 +315,7 @@ def validate(wb: Workbook, slugs: list[str], workers: int = 2,
                 results[i][name] = fut.result()
                 if name == "ref1":
                     _, kata, jobs = prepared[i]
+                    assert kata is not None  # only a prepared kata has a ref1 job
                     ref = results[i]["ref1"]
                     files = cheapest_files_first(kata, ref)
                     for bug_job, fn in jobs.items():

@@ -64,11 +64,11 @@ class ZooPatch:
         return self.path.stem
 
     @classmethod
-    def parse(cls, path: Path) -> "ZooPatch":
+    def parse(cls, path: Path) -> ZooPatch:
         return cls.from_text(path, path.read_text(encoding="utf-8"))
 
     @classmethod
-    def from_text(cls, path: Path, text: str) -> "ZooPatch":
+    def from_text(cls, path: Path, text: str) -> ZooPatch:
         lines = text.splitlines()
         try:
             start = next(i for i, line in enumerate(lines) if line.startswith("--- "))
@@ -143,7 +143,7 @@ HEADER_KEYS = ("Bug", "Level", "Breaks")
 BUG_MAX = 200  # characters: a header is read in a review, next to the learner's code
 
 
-def header_problems(patch: "ZooPatch", levels: int) -> list[str]:
+def header_problems(patch: ZooPatch, levels: int) -> list[str]:
     """Why a patch's header is not fit to show a learner after a hunt ([] when it is): `Bug:`
     says what was wrong in a sentence, `Level:` is one of the kata's levels, `Breaks:` names the
     rule it breaks.

@@ -14,7 +14,7 @@ import pytest
 from kata.catalog import Workbook, load_kata
 from kata.grading import ERROR, PASS, Limits, grade
 from kata.supervisor import RunSupervisor, watchdog
-from tests.test_grading import FAST, HOSTILE, by_name, hostile
+from tests.test_grading import FAST, HOSTILE, by_name
 
 
 @pytest.fixture

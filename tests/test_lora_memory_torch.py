@@ -422,10 +422,10 @@ def mixed_precision_step(model: Decoder, c: dict, device) -> dict:
     ids = torch.randint(0, c["vocab_size"], (2, 8), device=device)
     loss = F.cross_entropy(model(ids).float().flatten(0, 1), ids.flatten())
     loss.backward()
-    for m, p in zip(master, trainable):
+    for m, p in zip(master, trainable, strict=True):
         m.grad = p.grad.float()  # fp32 gradient for the update only; dropped right after
     optimizer.step()
-    for m, p in zip(master, trainable):
+    for m, p in zip(master, trainable, strict=True):
         p.data.copy_(m.data)  # bf16 weights follow the master copy
         m.grad = None
 

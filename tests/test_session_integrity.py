@@ -14,7 +14,6 @@ import time
 
 from tests.test_cli import kata
 from tests.test_deadline import T0, at, saved_at, ws
-from tests.test_grading import HOSTILE
 
 
 def _encodings(name: str) -> list[bytes]:

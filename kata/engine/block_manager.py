@@ -163,7 +163,7 @@ class BlockManager:
         self._pool.hold(hits)  # reuse cached blocks
         fresh = self._pool.take_many(self.num_blocks_for(num_tokens) - len(hits))
         self._seqs.add(seq_id, hits + fresh if hits else fresh, num_tokens, bool(keys))
-        if keys:
+        if keys and token_ids is not None:  # keys come from token_ids only (_plan)
             self._cache.start(seq_id, keys, token_ids, cache_salt, hits)
         if token_ids is not None and self.enable_prefix_caching:
             self.num_cache_query_tokens += min(len(token_ids), num_tokens)

@@ -10,8 +10,9 @@ answers are checked, so a wrong answer is one PolicyError line rather than a cor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from operator import attrgetter
+from typing import Any
 
 from kata.engine.adapters import FCFSPolicy, PolicyError, PriorityPolicy, RequestView, StepBudget
 from kata.engine.sequence import Sequence
@@ -22,10 +23,11 @@ class PolicyHooks:
                  sync: Callable[[Sequence], None]) -> None:
         ref = PriorityPolicy() if policy_name == "priority" else FCFSPolicy()
         policy = policy if policy is not None else ref
-        # a method left out falls back to the reference's
-        self._key_policy = policy if callable(getattr(policy, "key", None)) else ref
-        self._victim_policy = policy if callable(getattr(policy, "pick_victim", None)) else ref
-        self.batcher = batcher
+        # a method left out falls back to the reference's; plug-ins are duck-typed (Any): what
+        # they answer is checked below, not their types
+        self._key_policy: Any = policy if callable(getattr(policy, "key", None)) else ref
+        self._victim_policy: Any = policy if callable(getattr(policy, "pick_victim", None)) else ref
+        self.batcher: Any = batcher
         self._sync = sync  # brings a lazily tracked decoding sequence's counts up to date
         # the reference keys as C-level getters: one call per push, 100k's in a simulation
         fast = {FCFSPolicy: attrgetter("arrival_time", "seq_id"),
@@ -43,7 +45,7 @@ class PolicyHooks:
     def _plugin_key(self, seq: Sequence) -> object:
         return self._key_policy.key(self.view(seq))
 
-    def pick_victim(self, running: Mapping[int, Sequence]) -> Sequence:
+    def pick_victim(self, running: dict[int, Sequence]) -> Sequence:
         """The running sequence to preempt (running is in admission order)."""
         policy = self._victim_policy
         if type(policy) is FCFSPolicy:

@@ -295,7 +295,8 @@ class LLMEngine:
         logits = self.model.forward(np.asarray(input_ids, np.intp),
                                     np.asarray(positions, np.intp), meta, kv)
         self._sampled = sample_seqs
-        return dict(zip((s.seq_id for s in sample_seqs), self.model.sample(logits, sample_seqs)))
+        return dict(zip((s.seq_id for s in sample_seqs), self.model.sample(logits, sample_seqs),
+                        strict=True))
 
 
 def generate(engine, prompts, params=None) -> list[RequestOutput]:
@@ -308,7 +309,7 @@ def generate(engine, prompts, params=None) -> list[RequestOutput]:
         raise ValueError(f"generate: {len(params)} SamplingParams for {len(prompts)} prompts; "
                          "give one for all, or one per prompt")
     ids = []
-    for prompt, p in zip(prompts, params):
+    for prompt, p in zip(prompts, params, strict=True):
         if isinstance(prompt, dict):
             if "prompt_token_ids" not in prompt:
                 raise ValueError("generate: a dict prompt needs 'prompt_token_ids'")

@@ -139,6 +139,7 @@ def sampling_inputs(seqs: SequenceABC[Sequence]) -> tuple[np.ndarray, ...]:
         p = seq.params
         if p.temperature > 0:
             temps[i], top_ks[i], top_ps[i] = p.temperature, max(p.top_k, 0), p.top_p
+            assert seq.rng is not None  # the engine seeds one for every temperature > 0 request
             uniforms[i] = seq.rng.random()
     return temps, top_ks, top_ps, uniforms
 
@@ -166,7 +167,7 @@ def sample(logits: np.ndarray, seqs: SequenceABC[Sequence]) -> list[int]:
     """One token per row of logits (num_seqs, vocab): greedy or seeded sampling, per sequence."""
     temps, top_ks, top_ps, uniforms = sampling_inputs(seqs)
     return [sample_row(row, t, int(k), p, u)
-            for row, t, k, p, u in zip(logits, temps, top_ks, top_ps, uniforms)]
+            for row, t, k, p, u in zip(logits, temps, top_ks, top_ps, uniforms, strict=True)]
 
 
 __all__ = ["TinyModel", "encode", "decode", "sample", "sample_row", "sampling_inputs",

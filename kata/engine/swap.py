@@ -71,7 +71,7 @@ class Swapper:
         """[(device_block, host_block)]; the device blocks are released (cached ones stay)."""
         host = self.space.store(seq_id, len(table))  # raises NoFreeBlocksError if short
         self.pool.release(self.seqs.detach(seq_id), self.seqs.is_private(seq_id))
-        return list(zip(table, host))
+        return list(zip(table, host, strict=True))
 
     def swap_in(self, seq_id: int) -> list[tuple[int, int]]:
         """[(host_block, device_block)]: fresh device blocks, its computed ones indexed again."""
@@ -84,4 +84,4 @@ class Swapper:
         self.seqs.attach(seq_id, table)
         num_indexed = self.cache.restart(seq_id)
         self.cache.register(seq_id, table, self.seqs.block_size, num_indexed * self.seqs.block_size)
-        return list(zip(host, table))
+        return list(zip(host, table, strict=True))

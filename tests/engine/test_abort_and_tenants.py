@@ -125,7 +125,7 @@ def test_a_classifier_racing_prefill_on_the_engine():
 
 def run_tenants(prompts, salts, **config):
     engine = LLMEngine(tiny_config(compute=False, num_blocks=256, **config))
-    for i, (ids, salt) in enumerate(zip(prompts, salts)):
+    for i, (ids, salt) in enumerate(zip(prompts, salts, strict=True)):
         engine.add_trace([Request(f"r{i}", i * 0.001, len(ids), 4, tuple(ids), cache_salt=salt)])
     shared_across = 0
     while engine.has_unfinished():
@@ -159,7 +159,7 @@ def test_no_kv_block_is_ever_shared_across_tenants(requests):
     engine, shared_across = run_tenants(prompts, salts)
     assert shared_across == 0
     seen = set()  # a tenant's first request with a prefix finds nothing: no other tenant's KV
-    for seq, (tenant, p, _) in zip(sorted(engine.finished_seqs, key=lambda s: s.seq_id), requests):
+    for seq, (tenant, p, _) in zip(sorted(engine.finished_seqs, key=lambda s: s.seq_id), requests, strict=True):
         if (tenant, p) not in seen:
             assert seq.num_cached_tokens == 0
         seen.add((tenant, p))

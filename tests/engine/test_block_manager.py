@@ -171,7 +171,7 @@ class BlockManagerMachine(RuleBasedStateMachine):
 
     def _write(self, seq_id, start, end):
         toks = self.seqs[seq_id]
-        for pos, slot in zip(range(start, end), self.bm.slot_mapping(seq_id, start, end)):
+        for pos, slot in zip(range(start, end), self.bm.slot_mapping(seq_id, start, end), strict=True):
             self.kv[slot] = (self.salts[seq_id], *toks[:pos + 1])  # asserts ref count == 1
 
     def _copy_blocks(self, pairs, src_store, dst_store):

@@ -50,7 +50,7 @@ def run_prompts(config, prompts=PROMPTS, params=None, **kw):
 
 def test_engine_matches_a_plain_greedy_loop():
     outs, result, _ = run_prompts(tiny_config())
-    for prompt, out in zip(PROMPTS, outs):
+    for prompt, out in zip(PROMPTS, outs, strict=True):
         assert out == reference_greedy(encode(prompt), 12), prompt
     assert result.metrics.num_requests == 3
 

@@ -146,7 +146,7 @@ def test_sampling_on_the_device_draws_what_numpy_draws():
     top_ks = rng.choice([0, 1, 5, 300], 64)
     top_ps = rng.choice([1.0, 0.9, 0.3, 1e-6], 64)
     uniforms = rng.random(64)
-    want = [sample_row(*args) for args in zip(logits, temps, top_ks, top_ps, uniforms)]
+    want = [sample_row(*args) for args in zip(logits, temps, top_ks, top_ps, uniforms, strict=True)]
     got = sample_on_device(torch.as_tensor(logits), *(torch.as_tensor(a) for a in (
         temps, top_ks, top_ps, uniforms))).tolist()
     assert got == want

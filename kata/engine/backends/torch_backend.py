@@ -70,7 +70,7 @@ class StepInputs:
         lens = [int(n) for n in meta.decode_context_lens]
         width = max((-(-n // block_size) for n in lens), default=0)
         table = np.zeros((len(lens), width), np.int64)
-        for i, (row, n) in enumerate(zip(meta.decode_block_tables, lens)):
+        for i, (row, n) in enumerate(zip(meta.decode_block_tables, lens, strict=True)):
             nb = -(-n // block_size)
             table[i, :nb] = row[:nb]
         chunks = [np.asarray(c.block_table[:-(-(c.num_context_tokens + c.num_tokens)
@@ -191,7 +191,7 @@ def attend(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
            inputs: StepInputs) -> torch.Tensor:
     meta = inputs.meta
     out = torch.empty_like(q)
-    for c, table in zip(meta.prefills, inputs.prefill_tables):
+    for c, table in zip(meta.prefills, inputs.prefill_tables, strict=True):
         rows = slice(c.row, c.row + c.num_tokens)
         out[rows] = paged_prefill_attention(q[rows], k_cache, v_cache, table,
                                             c.num_context_tokens)
