@@ -413,10 +413,14 @@ def _hidden_failures(kata: Kata, code: str, max_level: int) -> set[str]:
 # --- for `kata validate` ----------------------------------------------------------------------
 
 
-def drawable(kata: Kata, limits=None) -> tuple[bool, str]:
+def drawable(kata: Kata, limits=None, test_files: list[Path] | None = None) -> tuple[bool, str]:
     """Whether level-1 hunts (the ai-review exam's) can be drawn for the kata: some zoo bug is in
     the level-1 code, the cut reference (rewritten, as a pin sees it) passes every level-1 hidden
     test, and every drawable bug, cut the same way, still fails one. One child process.
+
+    `test_files`: the hidden suite's files in the order to run them (kata validate passes them
+    cheapest first, as for the bug zoo: a bug's tests stop at its first failure, so most bugs
+    never reach a slow timing test); default, the grader folder's order.
 
     Example: drawable(kata) -> (True, '14 level-1 hunts (31 at any level); the cut reference passes level 1')"""
     from kata.grading import PASS, Limits, private_copy, run_tests
@@ -437,7 +441,9 @@ def drawable(kata: Kata, limits=None) -> tuple[bool, str]:
             path = (where / kata.module).resolve()
             path.write_text(rewrite(cut(text, stub, 1), rng), encoding="utf-8")
             impls[str(path)] = name
-        result = run_tests([root / "graders" / kata.slug], None, kata.module_name, root,
+        files = [root / Path(f).resolve().relative_to(kata.root.resolve()) for f in test_files] \
+            if test_files else [root / "graders" / kata.slug]
+        result = run_tests(files, None, kata.module_name, root,
                            limits or Limits(), sweep=list(map(Path, impls)), levels=[1])
     failed = {impls.get(t.impl) for t in result.tests
               if t.status != PASS and SWEEP_SKIP not in (t.message or "")}

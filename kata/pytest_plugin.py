@@ -306,6 +306,7 @@ class _TamperWatch:
         self.grader_modules = [name for name, module in list(sys.modules.items())
                                if str(Path(getattr(module, "__file__", None) or "/").parent)
                                in self.grader_dirs]
+        self.functions = self._functions()
         self.baseline = self.snapshot()
         # held, so that an id in the baseline can never be reused by a new object
         self.keep = [code for _, code in self.code_of_tests()]
@@ -347,23 +348,37 @@ class _TamperWatch:
                 take(f"grader:{mod_name}", module)
         for name, code in self.code_of_tests():
             seen[f"code:{name}"] = id(code)
+        # the function each item calls (one cheap pass; an item's obj replaced shows here)
+        items = getattr(self.config, "_kata_items_seen", None) or []
+        seen["items"] = hash(tuple(id(getattr(i, "obj", None)) for i in items))
         return seen
 
-    def code_of_tests(self):
-        """(name, code object) of every collected test function and of the fixtures it uses:
-        rewriting one in memory (fn.__code__ = ...) changes what a test checks."""
+    def _functions(self) -> list[tuple[str, object]]:
+        """(name, function) of every collected test function and of the fixtures it uses, each
+        function once: the items of a sweep (one per implementation) share their functions, and
+        the watch is read after every test, so it must not grow with the number of items."""
+        found: dict[int, tuple[str, object]] = {}
         for item in getattr(self.config, "_kata_items_seen", None) or []:
             fn = getattr(item, "obj", None)
-            code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-            if code is not None:
-                yield item.nodeid, code
+            fn = getattr(fn, "__func__", fn)
+            if fn is not None and id(fn) not in found:
+                found[id(fn)] = (item.nodeid, fn)
             info = getattr(item, "_fixtureinfo", None)
             for fixture, defs in (getattr(info, "name2fixturedefs", None) or {}).items():
                 for d in defs:
                     f = getattr(d, "func", None)
-                    code = getattr(getattr(f, "__func__", f), "__code__", None)
-                    if code is not None:
-                        yield f"{item.nodeid}[{fixture}]", code
+                    f = getattr(f, "__func__", f)
+                    if f is not None and id(f) not in found:
+                        found[id(f)] = (f"{item.nodeid}[{fixture}]", f)
+        return list(found.values())
+
+    def code_of_tests(self):
+        """(name, code object) of every collected test function and of the fixtures it uses:
+        rewriting one in memory (fn.__code__ = ...) changes what a test checks."""
+        for name, fn in self.functions:
+            code = getattr(fn, "__code__", None)
+            if code is not None:
+                yield name, code
 
     def changed(self) -> list[str]:
         now = self.snapshot()

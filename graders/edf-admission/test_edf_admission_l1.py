@@ -211,8 +211,9 @@ def test_unsorted_input(impl):
 def test_input_not_modified(impl):
     jobs = [impl.Job("b", 3, 1, 9), impl.Job("a", 0, 2, 9)]
     copy = list(jobs)
-    impl.schedule(jobs)
+    got = impl.schedule(jobs)
     check([j.id for j in jobs], [j.id for j in copy], "schedule(jobs), then [j.id for j in jobs]")
+    check_schedule(got, ({"a": 2, "b": 4}, {}, [(0, 2, "a"), (3, 4, "b")]), "schedule(jobs)")
 
 
 @pytest.mark.level(1)

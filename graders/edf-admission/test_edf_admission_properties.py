@@ -38,7 +38,8 @@ def test_admitted_meet_deadlines(impl, specs):
     jobs = [impl.Job(f"j{i}", *spec) for i, spec in enumerate(specs)]
     got = impl.schedule(jobs)
     by_id = {job.id: job for job in jobs}
-    late = [i for i, end in got.finish.items() if end > by_id[i].deadline]
+    check(type(got) is impl.Schedule, True, f"schedule({specs!r}) returns a Schedule")
+    late = [i for i, end in dict.items(got.finish) if end > by_id[i].deadline]  # a dict's own items
     check(late, [], f"schedule({specs!r}): admitted jobs finishing after their deadline")
     work = {}
     for start, end, ident in got.timeline:

@@ -285,8 +285,10 @@ def test_matches_oracle(impl, case):
 def test_arguments_unchanged(impl):
     case = incident()
     kept = copy.deepcopy(case)
-    run(impl, *case)
+    got = run(impl, *case)
     assert same(list(case[2:]), list(kept[2:])), "triage changed one of before, after, busbw or step_times."
+    assert same(got, ([3], list(range(8, 16)), [1], 3, {12: 27}, False)), (
+        f"Called triage on the prompt's incident. Returned {got!r}, a wrong triage.")
 
 
 # --- invalid input ---------------------------------------------------------------------------------
