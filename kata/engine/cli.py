@@ -112,7 +112,7 @@ def _run_engine(config, trace, *, scheduler_policy=None, batcher_policy=None):
                          batcher_policy=batcher_policy).run(trace)
     except PolicyError as e:
         typer.echo(f"error: your policy: {e}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     except (ImportError, RuntimeError) as e:
         if "torch" in str(e) or "CUDA" in str(e):
             _fail(f"the torch backend is not usable here: {e}")

@@ -187,7 +187,7 @@ def summarize(seqs: Iterable[Sequence], recorder: MetricsRecorder, *, num_blocks
     waste = np.where(held, 1.0 - tokens / np.where(held, reserved, 1.0), 0.0)
     weights = dur * held
     step = max(1, len(util) // 200)
-    chart = [(float(t), float(u)) for t, u in zip(times[::step], util[::step])]
+    chart = [(float(t), float(u)) for t, u in zip(times[::step], util[::step], strict=True)]
     return Metrics(
         num_requests=len(rows),
         num_steps=len(dur),
