@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +41,11 @@ from kata.engine.scheduler import Scheduler
 from kata.engine.sequence import SamplingParams, Sequence, SequenceStatus
 from kata.engine.static_batcher import StaticBatchScheduler
 from kata.engine.workloads import Request
+
+if TYPE_CHECKING:  # torch is optional: the torch backend is imported only when asked for
+    from kata.engine.backends.torch_backend import TorchKVCache
+    from kata.engine.backends.torch_model import TorchModel
+    from kata.engine.kv_cache import KVCache
 
 
 @dataclass(slots=True)
@@ -74,7 +80,8 @@ class LLMEngine:
         self._sampled: list[Sequence] = []  # the sequences that got a token in the last step
         self._just_aborted: list[Sequence] = []  # aborted since the last step(): reported by it
         self._next_seq_id = 0
-        self.model = self.kv_cache = None
+        self.model: TinyModel | TorchModel | None = None  # set when computing
+        self.kv_cache: KVCache | TorchKVCache | None = None
         if c.compute:
             self._init_model()
 
@@ -152,6 +159,7 @@ class LLMEngine:
         if not isinstance(s, Scheduler):
             raise ValueError("abort_request needs continuous batching (SchedulerConfig.batching)")
         waiting = next((i for i, e in enumerate(pending) if e[2].request_id == request_id), None)
+        seq: Sequence | None
         if waiting is not None:  # not arrived yet: out of the arrivals heap
             seq = pending[waiting][2]
             pending[waiting] = pending[-1]
@@ -259,7 +267,9 @@ class LLMEngine:
 
     def _execute(self, batch: ScheduledBatch) -> dict[int, int]:
         """Move KV blocks as planned, run the model on the batch, sample. -> seq_id: token."""
-        kv, bm = self.kv_cache, self.block_manager
+        model, kv, bm = self.model, self.kv_cache, self.block_manager
+        # _init_model set both: the engine executes only when computing
+        assert model is not None and kv is not None
         kv.swap_out(batch.swap_out)  # before anything overwrites the freed blocks
         kv.swap_in(batch.swap_in)
         kv.copy_blocks(batch.copies)  # copy-on-write, before this step's writes
@@ -292,10 +302,12 @@ class LLMEngine:
             meta.decode_context_lens.append(pos + 1)
         meta.slot_mapping = np.asarray(slots, np.intp)
         meta.sample_rows = np.asarray(sample_rows, np.intp)
-        logits = self.model.forward(np.asarray(input_ids, np.intp),
-                                    np.asarray(positions, np.intp), meta, kv)
+        # model and kv are one backend's pair (_init_model): TinyModel with KVCache, TorchModel
+        # with TorchKVCache, a pairing the two attributes' separate unions cannot express
+        logits = model.forward(np.asarray(input_ids, np.intp), np.asarray(positions, np.intp),
+                               meta, kv)  # type: ignore[arg-type]
         self._sampled = sample_seqs
-        return dict(zip((s.seq_id for s in sample_seqs), self.model.sample(logits, sample_seqs),
+        return dict(zip((s.seq_id for s in sample_seqs), model.sample(logits, sample_seqs),
                         strict=True))
 
 
