@@ -22,6 +22,7 @@ import dataclasses
 import heapq
 import time
 from collections.abc import Iterable
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import TYPE_CHECKING
@@ -244,8 +245,8 @@ class LLMEngine:
         """Every finished sequence so far, in finishing order."""
         return self._finished
 
-    def generate(self, prompts: str | list[str],
-                 params: SamplingParams | list[SamplingParams] | None = None
+    def generate(self, prompts: str | dict | SequenceABC[str | dict],
+                 params: SamplingParams | SequenceABC[SamplingParams] | None = None
                  ) -> list[RequestOutput]:
         """Run prompts to completion; their RequestOutputs, in order (kata/engine/llm.py `LLM`
         is the front door with vLLM's signature)."""
