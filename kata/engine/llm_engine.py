@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -45,8 +45,18 @@ from kata.engine.workloads import Request
 
 if TYPE_CHECKING:  # torch is optional: the torch backend is imported only when asked for
     from kata.engine.backends.torch_backend import TorchKVCache
-    from kata.engine.backends.torch_model import TorchModel
     from kata.engine.kv_cache import KVCache
+
+
+class ModelBackend(Protocol):
+    """What the engine calls on its model: TinyModel (numpy) or TorchModel (torch). Each reads
+    its own backend's KV cache and returns its own logits (an ndarray or a Tensor) for its own
+    sample: _init_model makes the pair, so the cache and logits types are left open (Any)."""
+
+    def forward(self, input_ids: np.ndarray, positions: np.ndarray, meta: AttentionMetadata,
+                kv_cache: Any) -> Any: ...
+
+    def sample(self, logits: Any, seqs: SequenceABC[Sequence]) -> list[int]: ...
 
 
 @dataclass(slots=True)
@@ -81,7 +91,7 @@ class LLMEngine:
         self._sampled: list[Sequence] = []  # the sequences that got a token in the last step
         self._just_aborted: list[Sequence] = []  # aborted since the last step(): reported by it
         self._next_seq_id = 0
-        self.model: TinyModel | TorchModel | None = None  # set when computing
+        self.model: ModelBackend | None = None  # set when computing
         self.kv_cache: KVCache | TorchKVCache | None = None
         if c.compute:
             self._init_model()
@@ -303,10 +313,8 @@ class LLMEngine:
             meta.decode_context_lens.append(pos + 1)
         meta.slot_mapping = np.asarray(slots, np.intp)
         meta.sample_rows = np.asarray(sample_rows, np.intp)
-        # model and kv are one backend's pair (_init_model): TinyModel with KVCache, TorchModel
-        # with TorchKVCache, a pairing the two attributes' separate unions cannot express
         logits = model.forward(np.asarray(input_ids, np.intp), np.asarray(positions, np.intp),
-                               meta, kv)  # type: ignore[arg-type]
+                               meta, kv)
         self._sampled = sample_seqs
         return dict(zip((s.seq_id for s in sample_seqs), model.sample(logits, sample_seqs),
                         strict=True))
