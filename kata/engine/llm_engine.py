@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from kata.engine.attention import AttentionMetadata, PrefillChunk
 from kata.engine.block_manager import BlockManager
 from kata.engine.config import MODEL_PRESETS, EngineConfig
 from kata.engine.cost_model import HARDWARE, CostModel
+from kata.engine.kv_cache import KVCache
 from kata.engine.parallel import INTERCONNECTS
 from kata.engine.metrics import Metrics, MetricsRecorder, summarize
 from kata.engine.model import TinyModel, encode
@@ -44,19 +45,8 @@ from kata.engine.static_batcher import StaticBatchScheduler
 from kata.engine.workloads import Request
 
 if TYPE_CHECKING:  # torch is optional: the torch backend is imported only when asked for
+    from kata.engine.backends import ModelBackend
     from kata.engine.backends.torch_backend import TorchKVCache
-    from kata.engine.kv_cache import KVCache
-
-
-class ModelBackend(Protocol):
-    """What the engine calls on its model: TinyModel (numpy) or TorchModel (torch). Each reads
-    its own backend's KV cache and returns its own logits (an ndarray or a Tensor) for its own
-    sample: _init_model makes the pair, so the cache and logits types are left open (Any)."""
-
-    def forward(self, input_ids: np.ndarray, positions: np.ndarray, meta: AttentionMetadata,
-                kv_cache: Any) -> Any: ...
-
-    def sample(self, logits: Any, seqs: SequenceABC[Sequence]) -> list[int]: ...
 
 
 @dataclass(slots=True)
@@ -109,8 +99,6 @@ class LLMEngine:
             self.kv_cache = TorchKVCache(*args, dtype=dtype, device=c.device,
                                          num_host_blocks=cache.num_host_blocks)
         else:
-            from kata.engine.kv_cache import KVCache
-
             self.model = TinyModel(dataclasses.replace(m, dtype=dtype))
             self.kv_cache = KVCache(*args, dtype=dtype, num_host_blocks=cache.num_host_blocks)
 
@@ -279,8 +267,7 @@ class LLMEngine:
     def _execute(self, batch: ScheduledBatch) -> dict[int, int]:
         """Move KV blocks as planned, run the model on the batch, sample. -> seq_id: token."""
         model, kv, bm = self.model, self.kv_cache, self.block_manager
-        # _init_model set both: the engine executes only when computing
-        assert model is not None and kv is not None
+        assert model is not None and kv is not None  # _init_model set both (computing)
         kv.swap_out(batch.swap_out)  # before anything overwrites the freed blocks
         kv.swap_in(batch.swap_in)
         kv.copy_blocks(batch.copies)  # copy-on-write, before this step's writes
