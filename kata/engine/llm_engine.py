@@ -23,7 +23,6 @@ import heapq
 import time
 from collections.abc import Iterable
 from collections.abc import Sequence as SequenceABC
-from dataclasses import dataclass, field
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -37,7 +36,7 @@ from kata.engine.kv_cache import KVCache
 from kata.engine.parallel import INTERCONNECTS
 from kata.engine.metrics import Metrics, MetricsRecorder, summarize
 from kata.engine.model import TinyModel, encode
-from kata.engine.outputs import RequestOutput, make_output
+from kata.engine.outputs import RequestOutput, RunResult, generate, make_output
 from kata.engine.batch import ScheduledBatch
 from kata.engine.scheduler import Scheduler
 from kata.engine.sequence import SamplingParams, Sequence, SequenceStatus
@@ -47,13 +46,6 @@ from kata.engine.workloads import Request
 if TYPE_CHECKING:  # torch is optional: the torch backend is imported only when asked for
     from kata.engine.backends import ModelBackend
     from kata.engine.backends.torch_backend import TorchKVCache
-
-
-@dataclass(slots=True)
-class RunResult:
-    metrics: Metrics
-    outputs: list[RequestOutput] = field(default_factory=list)
-    wall_time_s: float = 0.0  # real seconds the run took
 
 
 class LLMEngine:
@@ -306,22 +298,3 @@ class LLMEngine:
         return dict(zip((s.seq_id for s in sample_seqs), model.sample(logits, sample_seqs),
                         strict=True))
 
-
-def generate(engine, prompts, params=None) -> list[RequestOutput]:
-    """Run prompts (a string, a list, or {"prompt_token_ids": [...]} dicts) to completion with
-    one SamplingParams for all or one per prompt; their RequestOutputs, in prompt order."""
-    prompts = [prompts] if isinstance(prompts, (str, dict)) else list(prompts)
-    if params is None or isinstance(params, SamplingParams):
-        params = [params or SamplingParams()] * len(prompts)
-    elif len(params) != len(prompts):
-        raise ValueError(f"generate: {len(params)} SamplingParams for {len(prompts)} prompts; "
-                         "give one for all, or one per prompt")
-    ids = []
-    for prompt, p in zip(prompts, params, strict=True):
-        if isinstance(prompt, dict):
-            if "prompt_token_ids" not in prompt:
-                raise ValueError("generate: a dict prompt needs 'prompt_token_ids'")
-            prompt = list(prompt["prompt_token_ids"])
-        ids.append(engine.add_request(prompt, p))
-    by_id = {o.request_id: o for o in engine.run().outputs}
-    return [by_id[i] for i in ids]
