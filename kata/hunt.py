@@ -434,17 +434,21 @@ def drawable(kata: Kata, limits=None, test_files: list[Path] | None = None) -> t
     rng = random.Random(0)
     with tempfile.TemporaryDirectory(prefix="kata-hunts-") as tmp:
         root = private_copy(kata, Path(tmp))
-        impls: dict[str | None, str] = {}  # looked up by a test's impl, None outside the sweep
+        # implementation path -> its bug's name (None: the reference); looked up by a test's impl,
+        # None outside the sweep
+        impls: dict[str | None, str | None] = {}
+        sweep: list[Path] = []  # the implementations, in order
         for name, text in [(None, kata.solution.read_text(encoding="utf-8"))] + [(b.name, b.text) for b in found]:
             where = Path(tmp) / "impl" / (name or "_reference")
             where.mkdir(parents=True)
             path = (where / kata.module).resolve()
             path.write_text(rewrite(cut(text, stub, 1), rng), encoding="utf-8")
             impls[str(path)] = name
+            sweep.append(path)
         files = [root / Path(f).resolve().relative_to(kata.root.resolve()) for f in test_files] \
             if test_files else [root / "graders" / kata.slug]
         result = run_tests(files, None, kata.module_name, root,
-                           limits or Limits(), sweep=list(map(Path, impls)), levels=[1])
+                           limits or Limits(), sweep=sweep, levels=[1])
     failed = {impls.get(t.impl) for t in result.tests
               if t.status != PASS and SWEEP_SKIP not in (t.message or "")}
     ran = {impls.get(t.impl) for t in result.tests}

@@ -849,14 +849,14 @@ def assessment_progress(wb: Workbook) -> list[list[ExamBest]]:
     for row in history(wb):
         if row.session.kind == "exam":
             by_exam.setdefault(row.session.name, []).append(row.points_earned)
-    out = []
+    out: list[list[ExamBest]] = []
     for members in exam_series(wb.exams()):
         if len(members) < 2:
             continue
-        row = []
+        series: list[ExamBest] = []
         for e in members:
             scores = by_exam.get(e.name, [])
             possible = sum(_question_points(wb, q)[1] for q in e.questions)
-            row.append(ExamBest(e, possible, max(scores) if scores else None, len(scores)))
-        out.append(row)
+            series.append(ExamBest(e, possible, max(scores) if scores else None, len(scores)))
+        out.append(series)
     return out

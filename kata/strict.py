@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
+from typing import cast
 
 _NUMBERS = (int, float, complex, Fraction, Decimal)
 _CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -75,16 +76,18 @@ def same(got, expected) -> bool:
     if _is_number(got) or _is_number(expected):
         return _is_number(got) and _is_number(expected) and \
             _number_value(got) == _number_value(expected)
-    for kind in (str, bytes):
-        if isinstance(got, kind) or isinstance(expected, kind):
-            return isinstance(got, kind) and isinstance(expected, kind) and \
-                kind.__eq__(got, expected) is True
+    if isinstance(got, str) or isinstance(expected, str):
+        return isinstance(got, str) and isinstance(expected, str) and \
+            str.__eq__(got, expected) is True
+    if isinstance(got, bytes) or isinstance(expected, bytes):
+        return isinstance(got, bytes) and isinstance(expected, bytes) and \
+            bytes.__eq__(got, expected) is True
     for kind in _CONTAINERS:
         if isinstance(got, kind) or isinstance(expected, kind):
             if not (isinstance(got, kind) and isinstance(expected, kind)):
                 return False
-            if kind is dict:
-                return _same_dict(got, expected)
+            if kind is dict:  # both are dicts (isinstance above)
+                return _same_dict(cast(dict, got), cast(dict, expected))
             if kind in (set, frozenset):
                 return _same_set(got, expected)
             return len(got) == len(expected) and all(same(a, b) for a, b in zip(got, expected, strict=True))

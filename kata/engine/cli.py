@@ -14,11 +14,11 @@ code 2, never a traceback.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import typer
 
+from kata.engine.cli_support import _choice, _console, _fail, _load_plugin, _positive  # noqa: F401
 from kata.engine.report import WASTE_NOTE, _fmt, _metrics_table, _print_chart, kv_chart  # noqa: F401
 
 engine_app = typer.Typer(
@@ -28,53 +28,6 @@ engine_app = typer.Typer(
 WORKLOADS = ("chat", "bursty", "shared-prefix")  # (engine.workloads.WORKLOADS, without numpy)
 HARDWARE = ("A10G", "A100", "H100", "H200")
 INTERCONNECTS = ("nvlink", "network", "pcie")  # (engine.parallel.INTERCONNECTS)
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        _fail(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
-
-
-def _positive(**values: float) -> None:
-    for name, value in values.items():
-        if not value > 0:
-            _fail(f"--{name.replace('_', '-')} must be > 0, got {value}")
-
-
-def _console():
-    from rich.console import Console
-
-    plain = bool(os.environ.get("KATA_PLAIN")) or bool(os.environ.get("NO_COLOR"))
-    return Console(highlight=False, no_color=plain, width=100 if plain else None)
-
-
-def _load_plugin(kind: str, path: Path):
-    """A learner policy through engine.adapters.<module>.load(path)."""
-    import importlib
-
-    from kata.engine.adapters import PolicyError, check_policy
-
-    module_name = {"batcher": "token_batcher", "scheduler": "priority_scheduler"}[kind]
-    if not path.is_file():
-        _fail(f"--{kind} {path}: no such file")
-    try:
-        module = importlib.import_module(f"kata.engine.adapters.{module_name}")
-    except ModuleNotFoundError as e:
-        if e.name == f"kata.engine.adapters.{module_name}":
-            _fail(f"the --{kind} plug-in is not available yet "
-                  f"(kata/engine/adapters/{module_name}.py is missing)")
-        raise
-    try:
-        return check_policy(module.load(path), kind=kind)
-    except PolicyError as e:
-        _fail(str(e))
-    except Exception as e:  # the learner's file failed to import or build
-        _fail(f"--{kind} {path}: could not load the policy: {type(e).__name__}: {e}")
 
 
 # --- shared helpers (numpy/rich imported lazily through these) --------------------------------
@@ -112,7 +65,7 @@ def _run_engine(config, trace, *, scheduler_policy=None, batcher_policy=None):
                          batcher_policy=batcher_policy).run(trace)
     except PolicyError as e:
         typer.echo(f"error: your policy: {e}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     except (ImportError, RuntimeError) as e:
         if "torch" in str(e) or "CUDA" in str(e):
             _fail(f"the torch backend is not usable here: {e}")

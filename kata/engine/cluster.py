@@ -97,7 +97,8 @@ class Cluster:
         self.outstanding = [0] * replicas  # tokens of unfinished requests, per replica
         self.assignments: list[int] = []
         self._ready = [0.0] * replicas  # latest arrival routed to each replica
-        self._arrivals: list[tuple[float, int, object]] = []  # (time, order, payload) heap
+        # (time, order, (request id, prompt tokens, output tokens)) heap
+        self._arrivals: list[tuple[float, int, tuple[str, int, int]]] = []
         self._order = 0
         self._where: dict[str, tuple[int, int]] = {}  # request id -> (replica, tokens)
 
@@ -117,6 +118,7 @@ class Cluster:
             user, k = map(int, seq.request_id[1:].split("-"))
             if k + 1 < len(turns[user]):
                 nxt = turns[user][k + 1]
+                assert seq.finish_time is not None  # called with a finished sequence
                 self._schedule(seq.finish_time + nxt.think_time_s,
                                (f"u{user}-{k + 1}", nxt.num_prompt_tokens, nxt.output_len))
 

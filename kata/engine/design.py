@@ -23,6 +23,7 @@ change with commitment (every GPU-hour costs the table's price).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from kata.engine.cluster import ClusterResult
 from kata.engine.config import MODEL_PRESETS
@@ -88,8 +89,18 @@ class DesignLevel:
                 "cost_factor": self.cost_factor}
 
 
-_CHAT = dict(users=1000, requests_per_user=2, think_time_s=10.0, prompt_median=512,
-             prompt_max=2048, output_median=256, output_max=512)
+class _Workload(TypedDict):
+    users: int
+    requests_per_user: int
+    think_time_s: float
+    prompt_median: int
+    prompt_max: int
+    output_median: int
+    output_max: int
+
+
+_CHAT = _Workload(users=1000, requests_per_user=2, think_time_s=10.0, prompt_median=512,
+                  prompt_max=2048, output_median=256, output_max=512)
 
 LEVELS: dict[int, DesignLevel] = {
     1: DesignLevel(1, "1,000 chat users on H100s", "llama-3-8b", ("H100",), 16, **_CHAT,
@@ -187,8 +198,11 @@ def judge(plan: object, level: int | DesignLevel, reference: object | None = Non
     j.checks.append(Check("memory fits", True, f"{memory.max_concurrent_seqs} sequences of "
                                                f"{lv.max_seq_len} tokens per replica"))
     j.checks.append(_arithmetic(getattr(plan, "memory", None), memory))
-    same_plan = reference_report is not None and reference_report.plan == dep
-    j.report = report = reference_report if same_plan else evaluate(dep, lv)  # deterministic
+    if reference_report is not None and reference_report.plan == dep:
+        report = reference_report  # the same plan: evaluate is deterministic
+    else:
+        report = evaluate(dep, lv)
+    j.report = report
     figures = ", ".join(f"{k} {v:.4g} s" for k, v in report.observed.items())
     j.checks.append(Check("SLO", report.slo_held, f"p{lv.slo.percentile:g}: {figures}"))
     if reference_report is not None:

@@ -53,7 +53,8 @@ def engine_config(model: str = "tiny", *, seed: int = 0, max_model_len: int | No
         m = dataclasses.replace(m, max_model_len=max_model_len)
     num_blocks = num_gpu_blocks_override or max(1024, -(-m.max_model_len // block_size))
     host_blocks = int(swap_space * 2**30 // (m.kv_bytes_per_token * block_size))
-    sched = SchedulerConfig(**{"max_num_seqs": 256, "max_num_batched_tokens": 8192,
+    # the names are checked above, the values by SchedulerConfig.__post_init__
+    sched = SchedulerConfig(**{"max_num_seqs": 256, "max_num_batched_tokens": 8192,  # type: ignore[arg-type]
                                **{k: kwargs.pop(k) for k in _SCHEDULER_ARGS if k in kwargs}})
     if host_blocks == 0 and sched.preemption_mode == "swap":
         raise ValueError("LLM: preemption_mode='swap' needs swap_space > 0 (GiB)")

@@ -22,8 +22,9 @@ import dataclasses
 import heapq
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Sequence as SequenceABC
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,22 +32,20 @@ from kata.engine.attention import AttentionMetadata, PrefillChunk
 from kata.engine.block_manager import BlockManager
 from kata.engine.config import MODEL_PRESETS, EngineConfig
 from kata.engine.cost_model import HARDWARE, CostModel
+from kata.engine.kv_cache import KVCache
 from kata.engine.parallel import INTERCONNECTS
 from kata.engine.metrics import Metrics, MetricsRecorder, summarize
 from kata.engine.model import TinyModel, encode
-from kata.engine.outputs import RequestOutput, make_output
+from kata.engine.outputs import RequestOutput, RunResult, generate, make_output
 from kata.engine.batch import ScheduledBatch
 from kata.engine.scheduler import Scheduler
 from kata.engine.sequence import SamplingParams, Sequence, SequenceStatus
 from kata.engine.static_batcher import StaticBatchScheduler
 from kata.engine.workloads import Request
 
-
-@dataclass(slots=True)
-class RunResult:
-    metrics: Metrics
-    outputs: list[RequestOutput] = field(default_factory=list)
-    wall_time_s: float = 0.0  # real seconds the run took
+if TYPE_CHECKING:  # torch is optional: the torch backend is imported only when asked for
+    from kata.engine.backends import ModelBackend
+    from kata.engine.backends.torch_backend import TorchKVCache
 
 
 class LLMEngine:
@@ -74,7 +73,8 @@ class LLMEngine:
         self._sampled: list[Sequence] = []  # the sequences that got a token in the last step
         self._just_aborted: list[Sequence] = []  # aborted since the last step(): reported by it
         self._next_seq_id = 0
-        self.model = self.kv_cache = None
+        self.model: ModelBackend | None = None  # set when computing
+        self.kv_cache: KVCache | TorchKVCache | None = None
         if c.compute:
             self._init_model()
 
@@ -91,8 +91,6 @@ class LLMEngine:
             self.kv_cache = TorchKVCache(*args, dtype=dtype, device=c.device,
                                          num_host_blocks=cache.num_host_blocks)
         else:
-            from kata.engine.kv_cache import KVCache
-
             self.model = TinyModel(dataclasses.replace(m, dtype=dtype))
             self.kv_cache = KVCache(*args, dtype=dtype, num_host_blocks=cache.num_host_blocks)
 
@@ -152,6 +150,7 @@ class LLMEngine:
         if not isinstance(s, Scheduler):
             raise ValueError("abort_request needs continuous batching (SchedulerConfig.batching)")
         waiting = next((i for i, e in enumerate(pending) if e[2].request_id == request_id), None)
+        seq: Sequence | None
         if waiting is not None:  # not arrived yet: out of the arrivals heap
             seq = pending[waiting][2]
             pending[waiting] = pending[-1]
@@ -236,8 +235,8 @@ class LLMEngine:
         """Every finished sequence so far, in finishing order."""
         return self._finished
 
-    def generate(self, prompts: str | list[str],
-                 params: SamplingParams | list[SamplingParams] | None = None
+    def generate(self, prompts: str | dict | SequenceABC[str | dict],
+                 params: SamplingParams | SequenceABC[SamplingParams] | None = None
                  ) -> list[RequestOutput]:
         """Run prompts to completion; their RequestOutputs, in order (kata/engine/llm.py `LLM`
         is the front door with vLLM's signature)."""
@@ -259,7 +258,8 @@ class LLMEngine:
 
     def _execute(self, batch: ScheduledBatch) -> dict[int, int]:
         """Move KV blocks as planned, run the model on the batch, sample. -> seq_id: token."""
-        kv, bm = self.kv_cache, self.block_manager
+        model, kv, bm = self.model, self.kv_cache, self.block_manager
+        assert model is not None and kv is not None  # _init_model set both (computing)
         kv.swap_out(batch.swap_out)  # before anything overwrites the freed blocks
         kv.swap_in(batch.swap_in)
         kv.copy_blocks(batch.copies)  # copy-on-write, before this step's writes
@@ -292,28 +292,9 @@ class LLMEngine:
             meta.decode_context_lens.append(pos + 1)
         meta.slot_mapping = np.asarray(slots, np.intp)
         meta.sample_rows = np.asarray(sample_rows, np.intp)
-        logits = self.model.forward(np.asarray(input_ids, np.intp),
-                                    np.asarray(positions, np.intp), meta, kv)
+        logits = model.forward(np.asarray(input_ids, np.intp), np.asarray(positions, np.intp),
+                               meta, kv)
         self._sampled = sample_seqs
-        return dict(zip((s.seq_id for s in sample_seqs), self.model.sample(logits, sample_seqs),
+        return dict(zip((s.seq_id for s in sample_seqs), model.sample(logits, sample_seqs),
                         strict=True))
 
-
-def generate(engine, prompts, params=None) -> list[RequestOutput]:
-    """Run prompts (a string, a list, or {"prompt_token_ids": [...]} dicts) to completion with
-    one SamplingParams for all or one per prompt; their RequestOutputs, in prompt order."""
-    prompts = [prompts] if isinstance(prompts, (str, dict)) else list(prompts)
-    if params is None or isinstance(params, SamplingParams):
-        params = [params or SamplingParams()] * len(prompts)
-    elif len(params) != len(prompts):
-        raise ValueError(f"generate: {len(params)} SamplingParams for {len(prompts)} prompts; "
-                         "give one for all, or one per prompt")
-    ids = []
-    for prompt, p in zip(prompts, params, strict=True):
-        if isinstance(prompt, dict):
-            if "prompt_token_ids" not in prompt:
-                raise ValueError("generate: a dict prompt needs 'prompt_token_ids'")
-            prompt = list(prompt["prompt_token_ids"])
-        ids.append(engine.add_request(prompt, p))
-    by_id = {o.request_id: o for o in engine.run().outputs}
-    return [by_id[i] for i in ids]

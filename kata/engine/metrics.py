@@ -20,7 +20,7 @@ Goodput (`Slo.goodput`) is the requests per second that met every limit of an SL
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -123,9 +123,10 @@ class Slo:
 
     def met_by(self, seq: Sequence) -> bool:
         """Whether one finished request met every limit."""
-        ttft, e2e = seq.first_token_time - seq.arrival_time, seq.finish_time - seq.arrival_time
+        first, finish = _stamp(seq.first_token_time), _stamp(seq.finish_time)
+        ttft, e2e = first - seq.arrival_time, finish - seq.arrival_time
         n = seq.num_output_tokens
-        tpot = (seq.finish_time - seq.first_token_time) / (n - 1) if n > 1 else 0.0
+        tpot = (finish - first) / (n - 1) if n > 1 else 0.0
         return ((self.ttft_s is None or ttft <= self.ttft_s)
                 and (self.tpot_s is None or tpot <= self.tpot_s)
                 and (self.e2e_s is None or e2e <= self.e2e_s))
@@ -146,14 +147,20 @@ class Slo:
         return percentile(latencies(seqs, name), self.percentile)
 
 
+def _stamp(t: float | None) -> float:
+    """A finished request's first_token_time or finish_time: set by the time it finishes."""
+    assert t is not None, "latencies are of finished requests"
+    return t
+
+
 def latencies(seqs: Iterable[Sequence], name: str) -> list[float]:
     """Every finished request's "ttft", "tpot" or "e2e", in seconds, in the order given."""
     if name == "ttft":
-        return [s.first_token_time - s.arrival_time for s in seqs]
+        return [_stamp(s.first_token_time) - s.arrival_time for s in seqs]
     if name == "e2e":
-        return [s.finish_time - s.arrival_time for s in seqs]
+        return [_stamp(s.finish_time) - s.arrival_time for s in seqs]
     if name == "tpot":
-        return [(s.finish_time - s.first_token_time) / (s.num_output_tokens - 1)
+        return [(_stamp(s.finish_time) - _stamp(s.first_token_time)) / (s.num_output_tokens - 1)
                 for s in seqs if s.num_output_tokens > 1]
     raise ValueError(f"name must be ttft, tpot or e2e; got {name!r}")
 
@@ -162,7 +169,7 @@ def _latency_fields(name: str, values: np.ndarray) -> dict[str, float]:
     return {f"{name}_p50": p50, f"{name}_p90": p90, f"{name}_p99": p99, f"{name}_p999": p999}
 
 
-def summarize(seqs: Iterable[Sequence], recorder: MetricsRecorder, *, num_blocks: int,
+def summarize(seqs: Collection[Sequence], recorder: MetricsRecorder, *, num_blocks: int,
               num_preemptions: int, cache_hit_tokens: int, cache_query_tokens: int) -> Metrics:
     """Metrics of a finished run. `seqs`: every finished sequence."""
     # One pass over the sequences into columns; the rest is array arithmetic (the same float64
@@ -187,7 +194,7 @@ def summarize(seqs: Iterable[Sequence], recorder: MetricsRecorder, *, num_blocks
     waste = np.where(held, 1.0 - tokens / np.where(held, reserved, 1.0), 0.0)
     weights = dur * held
     step = max(1, len(util) // 200)
-    chart = [(float(t), float(u)) for t, u in zip(times[::step], util[::step])]
+    chart = [(float(t), float(u)) for t, u in zip(times[::step], util[::step], strict=True)]
     return Metrics(
         num_requests=len(rows),
         num_steps=len(dur),

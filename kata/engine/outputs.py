@@ -14,11 +14,12 @@ vLLM's default output kind. One completion per request (vLLM's `n=1`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kata.engine.config import EOS_TOKEN_ID
 from kata.engine.model import decode
-from kata.engine.sequence import Sequence
+from kata.engine.metrics import Metrics
+from kata.engine.sequence import SamplingParams, Sequence
 
 
 @dataclass(slots=True)
@@ -81,3 +82,30 @@ def make_output(seq: Sequence, aborted: bool = False) -> RequestOutput:
                              seq.num_preemptions)
     return RequestOutput(seq.request_id, seq.prompt, prompt_ids, [completion], seq.is_finished,
                          metrics, seq.num_cached_tokens)
+
+
+@dataclass(slots=True)
+class RunResult:
+    metrics: Metrics
+    outputs: list[RequestOutput] = field(default_factory=list)
+    wall_time_s: float = 0.0  # real seconds the run took
+
+
+def generate(engine, prompts, params=None) -> list[RequestOutput]:
+    """Run prompts (a string, a list, or {"prompt_token_ids": [...]} dicts) to completion with
+    one SamplingParams for all or one per prompt; their RequestOutputs, in prompt order."""
+    prompts = [prompts] if isinstance(prompts, (str, dict)) else list(prompts)
+    if params is None or isinstance(params, SamplingParams):
+        params = [params or SamplingParams()] * len(prompts)
+    elif len(params) != len(prompts):
+        raise ValueError(f"generate: {len(params)} SamplingParams for {len(prompts)} prompts; "
+                         "give one for all, or one per prompt")
+    ids = []
+    for prompt, p in zip(prompts, params, strict=True):
+        if isinstance(prompt, dict):
+            if "prompt_token_ids" not in prompt:
+                raise ValueError("generate: a dict prompt needs 'prompt_token_ids'")
+            prompt = list(prompt["prompt_token_ids"])
+        ids.append(engine.add_request(prompt, p))
+    by_id = {o.request_id: o for o in engine.run().outputs}
+    return [by_id[i] for i in ids]

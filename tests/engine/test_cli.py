@@ -23,10 +23,11 @@ def invoke(*args):
 
 
 def test_importing_the_cli_loads_neither_numpy_nor_rich():
-    # engine.report (the table and chart helpers) imports only the standard library at top level
+    # engine.report and engine.cli_support (tables, charts, argument checks) import only the
+    # standard library and typer at top level
     code = ("import sys, kata.engine.cli; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'rich', 'torch')"
-            " or m.startswith('kata.engine.') and m not in ('kata.engine.cli', 'kata.engine.report')))")
+            " or m.startswith('kata.engine.') and m not in ('kata.engine.cli', 'kata.engine.cli_support', 'kata.engine.report')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

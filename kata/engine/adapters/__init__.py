@@ -137,6 +137,7 @@ def import_learner_module(path: Path, module_name: str, slug: str):
     if not path.is_file():
         raise PolicyError(f"{path}: no such file (start the kata with `kata start {slug}`)")
     spec = importlib.util.spec_from_file_location(module_name, path)
+    assert spec is not None and spec.loader is not None  # a kata file is a .py: a source loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # its dataclasses look their module up while being built
     try:

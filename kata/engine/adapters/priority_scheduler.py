@@ -42,14 +42,14 @@ class _Key:
 
     __slots__ = ("request", "policy")
 
-    def __init__(self, request, policy: "LearnerSchedulerPolicy") -> None:
+    def __init__(self, request, policy: LearnerSchedulerPolicy) -> None:
         self.request = request  # the learner module's Request
         self.policy = policy
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Key) and other.request.id == self.request.id
 
-    def __lt__(self, other: "_Key") -> bool:
+    def __lt__(self, other: _Key) -> bool:
         if other.request.id == self.request.id:
             return False
         first = self.policy.call("pick_next", [self.request, other.request])

@@ -181,8 +181,8 @@ def intercept(config, trace, path: str | Path, seed: int) -> InterceptedRun:
 # --- the report --------------------------------------------------------------------------------
 
 
-def _pct(values: list[float], q: float) -> float:
-    """Nearest-rank percentile (q in 0..100) of non-empty values, in milliseconds."""
+def _pct(values: list[float], q: int) -> float:
+    """Nearest-rank percentile (q an integer in 0..100) of non-empty values, in milliseconds."""
     v = sorted(values)
     return 1000 * v[min(len(v) - 1, max(0, -(-len(v) * q // 100) - 1))]
 

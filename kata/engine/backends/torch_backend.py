@@ -80,7 +80,9 @@ class StepInputs:
                  table.ravel(), np.asarray(lens, np.int64), *chunks]
         flat = to_device(np.concatenate(parts), device)
         views = torch.split(flat, [len(p) for p in parts])
-        return cls(*views[:4], views[4].view(len(lens), width), views[5], list(views[6:]), meta)
+        ids, pos, slots, rows = views[:4]
+        return cls(ids, pos, slots, rows, views[4].view(len(lens), width), views[5],
+                   list(views[6:]), meta)
 
 
 # --- KV storage -------------------------------------------------------------------------
