@@ -258,6 +258,6 @@ def test_a_hunt_that_ran_out_is_auto_submitted_with_its_pin(isolated_state, monk
     os.utime(pin, (t0 + 60, t0 + 60))  # saved before the deadline, never submitted
     monkeypatch.setenv("KATA_NOW", str(t0 + 11 * 60))
     out = kata("review", "--json").output  # the auto-submission's notice, then the JSON
-    assert "ran out: auto-submitted lru-kv-cache" in out
+    assert "lru-kv-cache: auto-submitted" in out
     q = json.loads(out[out.index("{"):])["questions"][0]
     assert q["auto_submitted"] and q["hunt"]["verdict"] == "pinned" and q["hunt"]["pin_points"] == 40
