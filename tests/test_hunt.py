@@ -118,18 +118,13 @@ def test_a_test_that_pins_nothing_earns_nothing(name, code, verdict, says):
 
 
 def test_a_generic_comparison_with_correct_code_is_not_specific():
-    generic = PIN + '''
-
-def test_everything_else_too(impl):
-    cache = impl.KVBlockCache(4)
-    cache.put("a", [0])
-    with pytest.raises(TypeError):
-        cache.put(1, [0])
-    assert cache.put("b", [0, 1, 2]) == []
-'''
+    """A file that compares everything (here: the whole level-1 hidden suite beside the pin)
+    also fails on the other bugs a pin must pass on, whichever of the zoo's are drawn."""
+    suite = (LRU.grader / "test_lru_kv_cache_level1.py").read_text()
+    generic = suite + "\n\n" + PIN.split("\n", 1)[1]
     pin = hunt.judge(LRU, "bool_capacity", 1, generic)
     assert pin.verdict == "not_specific", pin
-    assert "block id 0 is rejected" in pin.reason
+    assert "fails on code with a different bug" in pin.reason
 
 
 def test_decoys_are_answered_with_the_correct_verdict_convention():
