@@ -630,6 +630,20 @@ def submit(
         raise typer.Exit(1)
 
 
+def _question_share(g) -> str:
+    """', 40 of the question's 100 points' when the table shows fewer levels than the question
+    has (the others not open yet), so the table's total and `kata status` never seem to differ."""
+    from kata import session
+
+    q = next((q for q in session.questions_of(workbook(settle=False), g.session) if q.kata == g.kata.slug), None)
+    if q is None:
+        return ""
+    worth = sum(lv.points for lv in g.kata.levels if lv.number in q.levels)
+    if worth <= g.result.points_possible:
+        return ""
+    return f": {g.result.points_earned:g} of the question's {worth:g} points so far"
+
+
 def _print_submitted(graded, level_table, test_lines) -> None:
     for g in graded:
         out().print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
@@ -642,8 +656,8 @@ def _print_submitted(graded, level_table, test_lines) -> None:
         if g.session is None:
             test_lines(g.result, reveal=True)
             continue
-        say(f"Recorded for session {g.session.id}. Details open after the session "
-            "(`kata finish`, then `kata review`).")
+        say(f"Recorded for session {g.session.id}{_question_share(g)}. Details open after the "
+            "session (`kata finish`, then `kata review`).")
         for lv in g.opened:
             say(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; "
                 f"`kata check {g.kata.slug}` runs its examples.", markup=True)

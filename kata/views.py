@@ -143,7 +143,8 @@ def briefing(plan, bundle: bool = False) -> None:
                   else "levels " + ", ".join(map(str, q.levels)))
         how = ", one at a time" if q.reveal == "progressive" and len(q.levels) > 1 else ""
         kind = "review the code of " if getattr(q, "is_hunt", False) else ""
-        say(f"  Q{i}. {kata.title} ({kata.slug}): {kind}{levels}{how}, about {q.minutes:g} min",
+        about = f"{q.minutes:g} min" if float(q.minutes).is_integer() else clock(q.minutes * 60)
+        say(f"  Q{i}. {kata.title} ({kata.slug}): {kind}{levels}{how}, about {about}",
             markup=False, indent=6)
     say("")
     say("Rules:")
