@@ -62,8 +62,9 @@ def level_table(result: SuiteResult, title: str) -> Table:
 
 
 def test_lines(result: SuiteResult, reveal: bool, detail: bool = False) -> None:
-    """One line per test. `reveal` adds each hidden test's edge description and message."""
-    for t in result.tests:
+    """One line per test, the ones that did not pass first (in suite order, then the passes), so
+    what needs work is on the first screen. `reveal` adds each hidden test's edge and message."""
+    for t in sorted(result.tests, key=lambda t: t.status == PASS):
         _test_line(t, edge=reveal, message=reveal or detail, detail_lines=None if detail else 0)
 
 
