@@ -285,7 +285,6 @@ def _settle(wb) -> None:
 
     from kata import session
     from kata.store import StoreError
-    from kata.views import clock
 
     if not (wb.kata_dir / "kata.db").exists():
         return
@@ -299,11 +298,12 @@ def _settle(wb) -> None:
             settled = session.settle(wb, announce)
     except (StoreError, sqlite3.DatabaseError):
         return  # a damaged store: the command itself reports it (and `kata doctor` mends it)
-    for a in settled:
-        sub = a.submission
-        say(f"Session {a.session.id} ({a.session.name}) ran out: auto-submitted {a.kata.slug}, "
-            f"the version saved at {clock(a.saved_at - a.session.started_at)}: "
-            f"{sub.points_earned:g}/{sub.points_possible:g} points.", err=True)
+    for sid in dict.fromkeys(a.session.id for a in settled):
+        mine = [a for a in settled if a.session.id == sid]
+        say(f"Session {sid} ({mine[0].session.name}) ran out at its deadline:", err=True)
+        for a in mine:
+            say(f"  {a.line()}", err=True)
+        say("`kata review` shows each hidden test you missed.", err=True)
 
 
 def _interactive() -> bool:
@@ -630,6 +630,20 @@ def submit(
         raise typer.Exit(1)
 
 
+def _question_share(g) -> str:
+    """', 40 of the question's 100 points' when the table shows fewer levels than the question
+    has (the others not open yet), so the table's total and `kata status` never seem to differ."""
+    from kata import session
+
+    q = next((q for q in session.questions_of(workbook(settle=False), g.session) if q.kata == g.kata.slug), None)
+    if q is None:
+        return ""
+    worth = sum(lv.points for lv in g.kata.levels if lv.number in q.levels)
+    if worth <= g.result.points_possible:
+        return ""
+    return f": {g.result.points_earned:g} of the question's {worth:g} points so far"
+
+
 def _print_submitted(graded, level_table, test_lines) -> None:
     for g in graded:
         out().print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
@@ -642,8 +656,8 @@ def _print_submitted(graded, level_table, test_lines) -> None:
         if g.session is None:
             test_lines(g.result, reveal=True)
             continue
-        say(f"Recorded for session {g.session.id}. Details open after the session "
-            "(`kata finish`, then `kata review`).")
+        say(f"Recorded for session {g.session.id}{_question_share(g)}. Details open after the "
+            "session (`kata finish`, then `kata review`).")
         for lv in g.opened:
             say(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; "
                 f"`kata check {g.kata.slug}` runs its examples.", markup=True)
@@ -719,8 +733,16 @@ def finish(yes: bool = typer.Option(False, "--yes", "-y", help="End it without a
                        "It cannot be resumed."):
             say("Not finished; the clock is still running.")
             return
-    s = session.finish(wb)
-    say(f"Session {s.id} ({s.name}) finished. See what you missed: `kata review {s.id}`.")
+    with grading_progress(False, "submit") as progress:
+        def announce(kata):  # before each grading: why the command waits
+            say(f"Grading {kata.slug}: the version you saved last was not submitted...", err=True)
+            return progress(kata)
+
+        s, graded = session.finish(wb, announce)
+    say(f"Session {s.id} ({s.name}) finished.")
+    for a in graded:
+        say(f"  {a.line()}")
+    say(f"See what you missed: `kata review {s.id}`.")
 
 
 def confirm(question: str) -> bool:
@@ -787,11 +809,13 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
         spent = ""
         if q.first_activity is not None and q.last_submission is not None:
             spent = (f", made at {clock(q.last_submission)}; worked from {clock(q.first_activity)}")
-        auto = " (auto-submitted at the deadline)" if q.submission and q.submission.auto else ""
+        when = "when you finished" if s.ended_by == "finish" else "at the deadline"
+        auto = f" (auto-submitted {when})" if q.submission and q.submission.auto else ""
         say(f"  counted: the best of {q.submissions} submission(s) before the cutoff{spent}{auto}", markup=True)
         if q.splits:
             say("  levels passed at: " + ", ".join(f"L{lv} {clock(t)}" for lv, t in q.splits.items())
-                + f" (of levels {', '.join(map(str, q.levels))})", markup=True)
+                + f" (of level{'s' if len(q.levels) > 1 else ''} {', '.join(map(str, q.levels))})",
+                markup=True)
         if q.submit_times:
             say("  submitted at: " + ", ".join(clock(t) for t in q.submit_times), markup=True)
         con.print(level_table(q.result, ""))

@@ -364,7 +364,18 @@ class AutoSubmitted:
     session: Session
     kata: Kata
     saved_at: float  # epoch seconds: when the version graded was saved
-    submission: Submission
+    submission: Submission | None  # None: the file was never changed from the stub (not graded)
+
+    def line(self) -> str:
+        """One line for the learner: what the deadline did with this question."""
+        from kata.views import clock
+
+        if self.submission is None:
+            return f"{self.kata.slug}: not attempted (still the stub), not graded: 0 points"
+        sub = self.submission
+        return (f"{self.kata.slug}: auto-submitted the version saved at "
+                f"{clock(self.saved_at - self.session.started_at)}: "
+                f"{sub.points_earned:g}/{sub.points_possible:g} points")
 
 
 def settle(wb: Workbook, progress=None) -> list[AutoSubmitted]:
@@ -414,6 +425,16 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
             from kata import hunt_questions
 
             candidates.append((s.started_at, hunt_questions.handed_out(kata, q)))
+        if not q.is_hunt:  # the stub as handed out is no answer: grading it only costs time
+            try:
+                stub = kata.stub.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                stub = None
+            untouched = [c for c in candidates if c[1] == stub]
+            candidates = [c for c in candidates if c[1] != stub]
+            if untouched and not candidates:
+                done.append(AutoSubmitted(s, kata, s.started_at, None))
+                continue
         if not candidates:
             continue
         saved_at, code = max(candidates, key=lambda c: c[0])
@@ -512,12 +533,21 @@ def revealed(wb: Workbook, kata: Kata) -> tuple[list[Hint], int]:
 # --- finish, review, history, status ----------------------------------------
 
 
-def finish(wb: Workbook) -> Session:
+def finish(wb: Workbook, progress=None) -> tuple[Session, list[AutoSubmitted]]:
+    """End the live session now, then grade what the deadline would have: each question's last
+    saved version, unless it was submitted already or is the untouched stub (see settle). A
+    learner who finishes early loses no work they saved but did not submit."""
+    import dataclasses
+
     store = open_store(wb)
     session = store.live_session(now())
     if session is None:
         raise StoreError("no live session to finish: `kata history` lists past sessions")
-    return store.finish_session(session.id, now())
+    ended = store.finish_session(session.id, now())
+    if ended.ended_by == "deadline":  # it ran out meanwhile: the deadline's settle grades it
+        return ended, settle(wb, progress)
+    cutoff = dataclasses.replace(ended, deadline=ended.cutoff())
+    return ended, _settle_session(wb, store, cutoff, progress)
 
 
 @dataclass

@@ -62,8 +62,9 @@ def level_table(result: SuiteResult, title: str) -> Table:
 
 
 def test_lines(result: SuiteResult, reveal: bool, detail: bool = False) -> None:
-    """One line per test. `reveal` adds each hidden test's edge description and message."""
-    for t in result.tests:
+    """One line per test, the ones that did not pass first (in suite order, then the passes), so
+    what needs work is on the first screen. `reveal` adds each hidden test's edge and message."""
+    for t in sorted(result.tests, key=lambda t: t.status == PASS):
         _test_line(t, edge=reveal, message=reveal or detail, detail_lines=None if detail else 0)
 
 
@@ -143,7 +144,8 @@ def briefing(plan, bundle: bool = False) -> None:
                   else "levels " + ", ".join(map(str, q.levels)))
         how = ", one at a time" if q.reveal == "progressive" and len(q.levels) > 1 else ""
         kind = "review the code of " if getattr(q, "is_hunt", False) else ""
-        say(f"  Q{i}. {kata.title} ({kata.slug}): {kind}{levels}{how}, about {q.minutes:g} min",
+        about = f"{q.minutes:g} min" if float(q.minutes).is_integer() else clock(q.minutes * 60)
+        say(f"  Q{i}. {kata.title} ({kata.slug}): {kind}{levels}{how}, about {about}",
             markup=False, indent=6)
     say("")
     say("Rules:")

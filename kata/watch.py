@@ -148,9 +148,7 @@ class Watch:
         if sessions.live_session(self.wb) is not None or self.job is not None:
             return
         for a in sessions.settle(self.wb, self._announce):
-            self.emit(f"the clock ran out: auto-submitted {a.kata.slug} (saved "
-                      f"{_clock(a.saved_at - a.session.started_at)} in): "
-                      f"{a.submission.points_earned:g}/{a.submission.points_possible:g} points")
+            self.emit(f"the clock ran out; {a.line()}")
         self.emit("the session is over: `kata review` shows what you missed")
         self.stop.set()
 

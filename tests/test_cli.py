@@ -283,3 +283,14 @@ def test_a_truncated_store_is_one_line_for_every_command(wb, isolated_state):
                               text=True, env=dict(os.environ), timeout=120)
         lines = (done.stdout + done.stderr).strip().splitlines()
         assert done.returncode == 2 and len(lines) == 1 and "kata doctor" in lines[0], (command, lines)
+
+
+def test_submit_outside_a_session_lists_what_failed_before_what_passed(wb, isolated_state):
+    kata("start", "adder", "--yes", "--reveal", "all")
+    kata("finish", "--yes")
+    target = workspace_file(isolated_state)
+    target.write_text((wb / "solutions" / "adder.py").read_text().replace("return a - b", "return b - a"))
+    lines = [ln.split()[0] for ln in kata("submit", "adder", code=1).output.splitlines()
+             if ln.strip().startswith(("PASS", "FAIL"))]
+    assert "FAIL" in lines and "PASS" in lines
+    assert lines.index("PASS") > max(i for i, s in enumerate(lines) if s == "FAIL"), lines

@@ -41,7 +41,7 @@ def test_saved_reference_is_auto_submitted_after_the_deadline_with_full_points(i
     assert row["points_earned"] == 100 == row["points_possible"]  # every level, opened in turn
     assert row["auto_submitted"] == ["lru-kv-cache"]
     assert row["level_passed_s"] == {"lru-kv-cache": {"1": 20.0, "2": 20.0, "3": 20.0}}
-    assert "ran out: auto-submitted lru-kv-cache, the version saved at 0:20: 100/100 points" in result.stderr
+    assert "lru-kv-cache: auto-submitted the version saved at 0:20: 100/100 points" in result.stderr
     again = kata("history", "--json")  # settled once: no second auto-submission
     assert "auto-submitted" not in again.stderr
     rev = json.loads(kata("review", "--json").stdout)
@@ -161,3 +161,45 @@ def test_status_shows_the_score_that_counts(fixture_workbook, isolated_state, mo
     at(monkeypatch, 60)
     kata("submit", code=1)
     assert json.loads(kata("status", "--json").stdout)["questions"][0]["hidden"] == [30, 30]
+
+
+def test_an_untouched_stub_is_not_graded_at_the_deadline(fixture_workbook, isolated_state, monkeypatch):
+    at(monkeypatch, 0)
+    kata("start", "adder", "--yes", "--reveal", "all")
+    at(monkeypatch, 100)
+    kata("check", code=1)  # a snapshot of the stub: still no answer
+    at(monkeypatch, 400)
+    result = kata("history", "--json")
+    row = json.loads(result.stdout)["sessions"][0]
+    assert row["status"] == "timed_out" and row["points_earned"] == 0
+    assert row["auto_submitted"] == []
+    assert "adder: not attempted (still the stub), not graded: 0 points" in result.stderr
+    assert kata("snapshots", "adder", "--json").stdout.count('"submit') == 0
+
+
+def test_finish_grades_saved_work_that_was_never_submitted(fixture_workbook, isolated_state, monkeypatch):
+    """Finishing early loses nothing: the last saved version is graded, as the deadline would."""
+    at(monkeypatch, 0)
+    kata("start", "adder", "--yes", "--reveal", "all")
+    target = ws(isolated_state, "adder.py")
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", target)
+    saved_at(target, 30)
+    at(monkeypatch, 60)
+    done = kata("finish", "--yes")
+    assert "adder: auto-submitted the version saved at 0:30: 30/30 points" in done.stdout
+    row = json.loads(kata("history", "--json").stdout)["sessions"][0]
+    assert row["status"] == "finished" and row["points_earned"] == 30
+    assert "auto-submitted when you finished" in kata("review").stdout
+
+
+def test_finish_does_not_grade_a_version_already_submitted(fixture_workbook, isolated_state, monkeypatch):
+    at(monkeypatch, 0)
+    kata("start", "adder", "--yes", "--reveal", "all")
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", ws(isolated_state, "adder.py"))
+    at(monkeypatch, 30)
+    kata("submit")
+    at(monkeypatch, 60)
+    done = kata("finish", "--yes")
+    assert "auto-submitted" not in done.output
+    row = json.loads(kata("history", "--json").stdout)["sessions"][0]
+    assert row["points_earned"] == 30 and row["auto_submitted"] == []

@@ -118,18 +118,13 @@ def test_a_test_that_pins_nothing_earns_nothing(name, code, verdict, says):
 
 
 def test_a_generic_comparison_with_correct_code_is_not_specific():
-    generic = PIN + '''
-
-def test_everything_else_too(impl):
-    cache = impl.KVBlockCache(4)
-    cache.put("a", [0])
-    with pytest.raises(TypeError):
-        cache.put(1, [0])
-    assert cache.put("b", [0, 1, 2]) == []
-'''
+    """A file that compares everything (here: the whole level-1 hidden suite beside the pin)
+    also fails on the other bugs a pin must pass on, whichever of the zoo's are drawn."""
+    suite = (LRU.grader / "test_lru_kv_cache_level1.py").read_text()
+    generic = suite + "\n\n" + PIN.split("\n", 1)[1]
     pin = hunt.judge(LRU, "bool_capacity", 1, generic)
     assert pin.verdict == "not_specific", pin
-    assert "block id 0 is rejected" in pin.reason
+    assert "fails on code with a different bug" in pin.reason
 
 
 def test_decoys_are_answered_with_the_correct_verdict_convention():
@@ -258,6 +253,6 @@ def test_a_hunt_that_ran_out_is_auto_submitted_with_its_pin(isolated_state, monk
     os.utime(pin, (t0 + 60, t0 + 60))  # saved before the deadline, never submitted
     monkeypatch.setenv("KATA_NOW", str(t0 + 11 * 60))
     out = kata("review", "--json").output  # the auto-submission's notice, then the JSON
-    assert "ran out: auto-submitted lru-kv-cache" in out
+    assert "lru-kv-cache: auto-submitted" in out
     q = json.loads(out[out.index("{"):])["questions"][0]
     assert q["auto_submitted"] and q["hunt"]["verdict"] == "pinned" and q["hunt"]["pin_points"] == 40

@@ -115,7 +115,10 @@ def test_token_batcher_alone_opens_level_two_after_the_reference_passes_level_on
     run("start", "token-batcher", "--yes")
     assert json.loads(run("show", "--json"))["levels"] == [1]
     shutil.copyfile(WB.kata("token-batcher").solution, isolated_state / "workspace" / "token_batcher.py")
-    assert "Level 2 is open" in run("submit")
+    submitted = run("submit")
+    assert "Level 2 is open" in submitted
+    # the table shows level 1's points; the line says what they are of the question's whole
+    assert "25 of the question's 100 points so far" in " ".join(submitted.split())
     assert json.loads(run("show", "--json"))["levels"] == [1, 2]
     run("start", "token-batcher", "--yes", "--reveal", "all", "--abandon")
     assert json.loads(run("show", "--json"))["levels"] == [1, 2, 3, 4]

@@ -40,3 +40,10 @@ def test_no_kata_is_asked_by_two_online_assessments():
         for slug in WB.exam(name).katas:
             assert slug not in seen, f"{slug} is in both {seen[slug]} and {name}"
             seen[slug] = name
+
+
+def test_every_online_assessment_is_worth_the_same_points():
+    """Mocks of one series are compared side by side (`kata progress`): same total, same weights."""
+    for name in OA_EXAMS:
+        worth = [sum(WB.kata(q.kata).levels[lv - 1].points for lv in q.levels) for q in WB.exam(name).questions]
+        assert sum(worth) == 100, (name, worth)

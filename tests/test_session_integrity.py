@@ -96,7 +96,7 @@ def test_killing_the_auto_submission_mid_grading_then_status_grades_the_work(
         cmd.wait(timeout=30)
     at(monkeypatch, 400)
     result = kata("status")
-    assert "auto-submitted adder" in result.stderr, (result.stdout, result.stderr)
+    assert "adder: auto-submitted" in result.stderr, (result.stdout, result.stderr)
     row = json.loads(kata("history", "--json").stdout)["sessions"][0]
     assert row["auto_submitted"] == ["adder"] and row["points_earned"] == 30
 
