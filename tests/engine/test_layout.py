@@ -34,9 +34,11 @@ def test_no_module_reads_another_objects_private_attributes():
     assert not found, found
 
 
-def test_no_engine_function_over_80_lines():
-    long = [f"{path.relative_to(ENGINE)}: {node.name}, {node.end_lineno - node.lineno + 1} lines"
-            for path in sorted(ENGINE.rglob("*.py"))
+def test_no_function_in_the_package_over_80_lines():
+    """The engine and the rest of kata/ alike: a function reads on one screen or two."""
+    package = ENGINE.parent
+    long = [f"{path.relative_to(package)}: {node.name}, {node.end_lineno - node.lineno + 1} lines"
+            for path in sorted(package.rglob("*.py"))
             for node in ast.walk(ast.parse(path.read_text()))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             and node.end_lineno - node.lineno + 1 > 80]
