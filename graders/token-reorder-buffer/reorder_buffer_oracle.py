@@ -8,15 +8,12 @@ for small inputs.
 
 from __future__ import annotations
 
-import importlib.util
-import resource
-import signal
-import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from kata import checks
+from kata.checks import load_reference
 from kata.strict import same
 
 
@@ -103,58 +100,16 @@ def expect_raise(fn, kind, word, call: str) -> None:
 # --- the reference, for side-by-side timing -------------------------------------
 
 SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "token-reorder-buffer.py"
-_reference_module = []  # loaded once
+# what a solution too slow for the timing test most likely does
+SLOW_HINT = "is the buffer scanned for its smallest seq or its oldest token on every call?"
 
 
 def reference():
     """The reference solution, imported under its own module name (not the learner's)."""
-    if not _reference_module:
-        spec = importlib.util.spec_from_file_location("reorder_buffer_reference", SOLUTION)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-        _reference_module.append(module)
-    return _reference_module[0]
-
-
-class TooSlow(BaseException):
-    """Raised inside the implementation once it runs past its CPU budget (a BaseException, so a
-    bare `except Exception` in the implementation cannot swallow it)."""
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-@contextmanager
-def _cpu_budget(seconds: float):
-    def on_prof(signum, frame):
-        raise TooSlow()
-
-    old = signal.signal(signal.SIGPROF, on_prof)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, old)
+    return load_reference(SOLUTION, "reorder_buffer_reference")
 
 
 def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5):
-    """Run the reference, then the implementation with a CPU budget of factor x the reference's
-    CPU time (at least `floor` seconds). Returns (the implementation's result, the reference's)."""
-    start = _cpu()
-    ref_result = ref_fn()
-    budget = max(factor * (_cpu() - start), floor)
-    start = _cpu()
-    try:
-        with _cpu_budget(budget):
-            result = impl_fn()
-    except TooSlow:
-        raise AssertionError(f"Called {call}. Still running after {budget:.2f} s of CPU time, expected "
-                             f"it within {factor:g}x the reference's time: is the buffer scanned "
-                             f"for its smallest seq or its oldest token on every call?") from None
-    used = _cpu() - start
-    assert used <= budget, f"Called {call}. Took {used:.2f} s of CPU time, expected at most {budget:.2f} s."
-    return result, ref_result
+    """kata.checks.compare_speed with this kata's hint: (the implementation's result, the reference's)."""
+    __tracebackhide__ = True
+    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor, hint=SLOW_HINT)
