@@ -375,11 +375,14 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
         return
     from rich.table import Table
 
+    # on a narrow screen (80 columns) short headers leave the titles room, and the exams' titles
+    # (which `kata start` shows) give theirs to the questions, so a row wraps less
+    narrow = out().width < 100
     table = Table(title="Katas", title_justify="left", show_edge=False)
     # slugs are typed back: never cut or wrapped (the titles wrap instead)
     table.add_column("slug", no_wrap=True, min_width=max((len(k.slug) for k in katas), default=4))
     table.add_column("title", ratio=1)
-    for col in ("difficulty", "min", "levels", "best"):
+    for col in (("diff.", "min", "lv", "best") if narrow else ("difficulty", "min", "levels", "best")):
         table.add_column(col, no_wrap=True)
     for k in katas:
         b = best.get(k.slug)
@@ -388,16 +391,18 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     out().print(table)
     table = Table(title="Exams", title_justify="left", show_edge=False)
     table.add_column("name", no_wrap=True, min_width=max((len(e.name) for e in exams), default=4))
-    table.add_column("title", ratio=1)
+    if not narrow:
+        table.add_column("title", ratio=1)
     table.add_column("min", no_wrap=True)
-    table.add_column("questions", ratio=1)
+    table.add_column("questions", ratio=2)
     for members in exam_series(exams):  # a series (llm-infra-oa, -2, -3) stays together
         if len(members) > 1 and table.row_count:
             table.add_section()
         for e in members:
-            table.add_row(e.name, e.title, str(e.minutes),
-                          ", ".join(f"{q.kata} L{q.levels[0]}" + (f"-{q.levels[-1]}" if len(q.levels) > 1 else "")
-                                    for q in e.questions))
+            questions = ", ".join(f"{q.kata} L{q.levels[0]}" + (f"-{q.levels[-1]}" if len(q.levels) > 1 else "")
+                                  for q in e.questions)
+            table.add_row(*((e.name, str(e.minutes), questions) if narrow
+                            else (e.name, e.title, str(e.minutes), questions)))
         if len(members) > 1:
             table.add_section()
     out().print(table)
