@@ -303,7 +303,7 @@ def _settle(wb) -> None:
         say(f"Session {sid} ({mine[0].session.name}) ran out at its deadline:", err=True)
         for a in mine:
             say(f"  {a.line()}", err=True)
-        say("`kata review` shows each hidden test you missed.", err=True)
+        say(f"`kata review {sid}` shows the session.", err=True)
 
 
 def _interactive() -> bool:

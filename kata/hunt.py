@@ -334,6 +334,12 @@ def _specific(kata: Kata, bug_name: str, max_level: int, test_code: str) -> Pin 
     return None
 
 
+def _first_line(message: str) -> str:
+    """A failure's first line, for a one-line reason (pytest's diff and advice dropped)."""
+    line = next((ln.strip() for ln in message.splitlines() if ln.strip()), "")
+    return line[:160]
+
+
 def _run_pin(kata: Kata, test_code: str, codes: list[str]) -> list[str | None] | Pin:
     """Run the test file on each code (rewritten and compiled afresh), in one child; per code:
     None if every test passed, else 'TEST: message' of the first failure."""
@@ -381,7 +387,7 @@ def _run_pin(kata: Kata, test_code: str, codes: list[str]) -> list[str | None] |
         bad = next((t for t in mine if t.status != PASS and SWEEP_SKIP not in (t.message or "")), None)
         if bad is not None and (bad.message or "").startswith("timed out"):
             return Pin("timed_out", f"{_short(bad.name)} {bad.message}: a pin must finish quickly")
-        outcome.append(None if bad is None else f"{_short(bad.name)}: {(bad.message or bad.status)[:160]}")
+        outcome.append(None if bad is None else f"{_short(bad.name)}: {_first_line(bad.message or bad.status)}")
     return outcome
 
 

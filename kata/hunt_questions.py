@@ -121,6 +121,21 @@ def saved_test(wb: Workbook, store, session, kata: Kata) -> str:
     return next((code for code in reversed(graded) if code is not None), "")
 
 
+def attempted_pin(test_code: str) -> bool:
+    """Whether a pin file holds an answer: a test function, or the verdict that the code is correct
+    (the handed-out file's docstring shows both as examples: those do not count). A file that does
+    not parse counts, so that its error is graded and shown."""
+    import ast
+
+    try:
+        tree = ast.parse(test_code)
+    except SyntaxError:
+        return True
+    tests = any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.name.lower().startswith("test") for n in tree.body)
+    return tests or hunt.claims_correct(test_code)
+
+
 def handed_out(kata: Kata, q: Question) -> str:
     return hunt.handout(kata, q.bug, max(q.levels))
 

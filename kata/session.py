@@ -250,7 +250,8 @@ def pick_katas(wb: Workbook, slug: str | None, all_: bool) -> list[Kata]:
         return [wb.kata(slug)]
     session = live_session(wb)
     if session is None:
-        raise CatalogError("no live session: name a kata (`kata submit SLUG`) or `kata start` one")
+        raise CatalogError("no live session: name the kata (a SLUG after the command; `kata list` "
+                           "shows them) or `kata start` one")
     if all_ or len(session.katas) == 1:
         return [wb.kata(s) for s in session.katas]
     raise CatalogError(
@@ -371,7 +372,7 @@ class AutoSubmitted:
         from kata.views import clock
 
         if self.submission is None:
-            return f"{self.kata.slug}: not attempted (still the stub), not graded: 0 points"
+            return f"{self.kata.slug}: not attempted (the code as handed out): 0 points"
         sub = self.submission
         return (f"{self.kata.slug}: auto-submitted the version saved at "
                 f"{clock(self.saved_at - self.session.started_at)}: "
@@ -421,11 +422,18 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
                 candidates.append((mtime, path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError):
             pass
+        graded_before = bool(store.counted_submissions(s, q.kata))
         if q.is_hunt:  # the code as handed out counts as saved at the start: a pin alone is work
             from kata import hunt_questions
 
-            candidates.append((s.started_at, hunt_questions.handed_out(kata, q)))
-        if not q.is_hunt:  # the stub as handed out is no answer: grading it only costs time
+            given = hunt_questions.handed_out(kata, q)
+            candidates.append((s.started_at, given))
+            # ... but the handed-out code with no pin and no verdict is no answer at all
+            if not graded_before and max(candidates, key=lambda c: c[0])[1] == given and \
+                    not hunt_questions.attempted_pin(hunt_questions.saved_test(wb, store, s, kata)):
+                done.append(AutoSubmitted(s, kata, s.started_at, None))
+                continue
+        else:  # the stub as handed out is no answer: grading it only costs time
             try:
                 stub = kata.stub.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
@@ -433,7 +441,8 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
             untouched = [c for c in candidates if c[1] == stub]
             candidates = [c for c in candidates if c[1] != stub]
             if untouched and not candidates:
-                done.append(AutoSubmitted(s, kata, s.started_at, None))
+                if not graded_before:  # a submitted stub was graded already: it stands as it is
+                    done.append(AutoSubmitted(s, kata, s.started_at, None))
                 continue
         if not candidates:
             continue
@@ -603,7 +612,7 @@ def review(wb: Workbook, session_id: int | None) -> Review:
             live = store.live_session(t)
             if live is not None:
                 raise StoreError(
-                    f"session {live.id} is still live ({int(live.remaining(t) // 60)} min left): "
+                    f"session {live.id} is still live ({_clock(live.remaining(t))} left): "
                     "review opens after its deadline or `kata finish`"
                 )
             raise StoreError("no ended session to review: `kata start` one first")
@@ -890,3 +899,9 @@ def assessment_progress(wb: Workbook) -> list[list[ExamBest]]:
             series.append(ExamBest(e, possible, max(scores) if scores else None, len(scores)))
         out.append(series)
     return out
+
+
+def _clock(seconds: float) -> str:
+    from kata.views import clock
+
+    return clock(seconds)

@@ -197,8 +197,9 @@ class Submission:
 
 
 def still_live_message(session: Session, now: float) -> str:
-    left = int((session.deadline - now) // 60)
-    return (f"session {session.id} ({session.name}) is still live with {left} min left: "
+    h, rest = divmod(max(0, round(session.deadline - now)), 3600)
+    left = f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"  # as kata.views.clock
+    return (f"session {session.id} ({session.name}) is still live with {left} left: "
             "run `kata finish` first, or `kata start --abandon`")
 
 

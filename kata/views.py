@@ -34,8 +34,9 @@ def reset_console() -> None:
 
 
 def clock(seconds: float) -> str:
-    """3725 -> '1:02:05'; 65 -> '1:05'."""
-    seconds = max(0, int(seconds))
+    """3725 -> '1:02:05'; 65 -> '1:05'; to the nearest second (125.98 and 126.0 are both '2:06',
+    so one moment never shows as two)."""
+    seconds = max(0, round(seconds))
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"

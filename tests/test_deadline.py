@@ -173,7 +173,7 @@ def test_an_untouched_stub_is_not_graded_at_the_deadline(fixture_workbook, isola
     row = json.loads(result.stdout)["sessions"][0]
     assert row["status"] == "timed_out" and row["points_earned"] == 0
     assert row["auto_submitted"] == []
-    assert "adder: not attempted (still the stub), not graded: 0 points" in result.stderr
+    assert "adder: not attempted (the code as handed out): 0 points" in result.stderr
     assert kata("snapshots", "adder", "--json").stdout.count('"submit') == 0
 
 
@@ -203,3 +203,13 @@ def test_finish_does_not_grade_a_version_already_submitted(fixture_workbook, iso
     assert "auto-submitted" not in done.output
     row = json.loads(kata("history", "--json").stdout)["sessions"][0]
     assert row["points_earned"] == 30 and row["auto_submitted"] == []
+
+
+def test_finish_after_submitting_the_stub_says_nothing_of_it(fixture_workbook, isolated_state, monkeypatch):
+    at(monkeypatch, 0)
+    kata("start", "adder", "--yes", "--reveal", "all")
+    at(monkeypatch, 30)
+    kata("submit", code=1)  # the stub, graded: 0 points, and it stands
+    at(monkeypatch, 60)
+    done = kata("finish", "--yes").output
+    assert "not attempted" not in done and "auto-submitted" not in done

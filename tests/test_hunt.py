@@ -256,3 +256,28 @@ def test_a_hunt_that_ran_out_is_auto_submitted_with_its_pin(isolated_state, monk
     assert "lru-kv-cache: auto-submitted" in out
     q = json.loads(out[out.index("{"):])["questions"][0]
     assert q["auto_submitted"] and q["hunt"]["verdict"] == "pinned" and q["hunt"]["pin_points"] == 40
+
+
+def test_finishing_a_hunt_never_touched_grades_nothing(isolated_state):
+    """The handed-out code with no pin and no verdict is no answer: finishing does not grade it
+    (a decoy's correct code would otherwise earn the fix points for nothing)."""
+    kata("hunt", "lru-kv-cache", "--decoy", "--yes")
+    done = kata("finish", "--yes").output
+    assert "lru-kv-cache: not attempted (the code as handed out): 0 points" in done
+    history = json.loads(kata("history", "--json").output)["sessions"][0]
+    assert history["points_earned"] == 0 and history["auto_submitted"] == []
+
+
+def test_a_pins_reason_is_one_line_even_for_a_diff():
+    pin_code = '''
+def test_a_bool_capacity_is_refused(impl):
+    try:
+        impl.KVBlockCache(True)
+        made = ["a cache"]
+    except ValueError:
+        made = []
+    assert made == []
+'''
+    pin = hunt.judge(LRU, "bool_capacity", 1, pin_code)
+    assert pin.verdict == "pinned", pin
+    assert "\n" not in pin.reason and "Use -v" not in pin.reason, pin.reason

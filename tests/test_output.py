@@ -241,3 +241,10 @@ def test_shell_completion_offers_slugs_and_exams(fixture_workbook):
     assert complete_slug("ad") == ["adder"] and complete_slug("zz") == []
     assert set(complete_target("")) == {"adder", "mini", "oa"}
     assert "--install-completion" in kata("--help").output
+
+
+def test_a_moment_shows_as_one_clock_time():
+    from kata.views import clock
+
+    assert clock(125.976) == clock(126.0) == "2:06"  # review's "made at" and "submitted at" agree
+    assert clock(3725) == "1:02:05" and clock(-3) == "0:00"

@@ -43,7 +43,10 @@ def load_plan(path: Path, level: int, module_name: str = MODULE):
     try:
         return module.plan(lv.workload(), lv.constraints())
     except Exception as e:  # the learner's plan() failed: say how, no traceback
-        raise PlanError(f"{path}: plan() raised {type(e).__name__}: {e}") from None
+        if isinstance(e, NotImplementedError):  # the stub as handed out
+            raise PlanError(f"{path}: plan() is not written yet (it raises NotImplementedError): "
+                            "write it, then run this again") from None
+        raise PlanError(f"{path}: plan() raised {type(e).__name__}" + (f": {e}" if str(e) else "")) from None
 
 
 def reference_path() -> Path | None:

@@ -67,3 +67,10 @@ def test_a_plan_that_raises_is_one_line(tmp_path):
     bad.write_text("def plan(workload, constraints):\n    raise KeyError('users')\n")
     result = runner.invoke(engine_app, ["plan", str(bad), "--level", "1"])
     assert result.exit_code == 2 and "plan() raised KeyError" in result.output, result.output
+
+
+def test_the_stub_as_handed_out_says_to_write_plan_first():
+    stub = ROOT / "katas" / "serving-plan" / "serving_plan.py"
+    result = runner.invoke(engine_app, ["plan", str(stub), "--level", "1"])
+    assert result.exit_code == 2 and "plan() is not written yet" in result.output, result.output
+    assert not result.output.rstrip().endswith(":")
