@@ -476,7 +476,7 @@ def _start_planned(wb, planned, abandon: bool, yes: bool) -> None:
     s = started.session
     if started.abandoned:
         say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
-    say(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question(s), "
+    say(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question{'s' if len(s.katas) != 1 else ''}, "
         f"{clock(s.deadline - s.started_at)} on the clock.", markup=True)
     for i, (p, q) in enumerate(zip(started.prepared, started.questions, strict=True), start=1):
         say(f"  Q{i}. {p.kata.title} ({p.kata.slug})", markup=True)
@@ -954,8 +954,6 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
     from kata import session
 
-    from kata.views import splits_text
-
     rows = session.history(workbook())
     if as_json:
         emit_json({"sessions": [{"session": r.session.id, "kind": r.session.kind, "name": r.session.name,
@@ -972,18 +970,38 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
     from rich.table import Table
 
     table = Table(show_edge=False)
-    for col in ("session", "name", "started (UTC)", "status", "score", "levels passed at"):
-        table.add_column(col)
+    # ids, names, dates and scores are read whole (typed back, compared): only the splits wrap
+    table.add_column("#", no_wrap=True)
+    table.add_column("name", no_wrap=True)
+    table.add_column("started (UTC)", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("score", no_wrap=True)
+    table.add_column("levels passed", ratio=1)
     for r in rows:
         s = r.session
-        table.add_row(str(s.id), s.name, time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.started_at)),
-                      s.status, f"{r.points_earned:g}/{r.points_possible:g}" + ("*" if r.other_suite else ""),
-                      splits_text(r.splits) or "-")
+        table.add_row(str(s.id), s.name, time.strftime("%m-%d %H:%M", time.gmtime(s.started_at)),
+                      s.status.replace("_", " "),
+                      f"{r.points_earned:g}/{r.points_possible:g}" + ("*" if r.other_suite else ""),
+                      _splits_by_question(s, r.splits) or "-")
     out().print(table)
     stale = [r.session.id for r in rows if r.other_suite]
     if stale:
         say(f"* scored on an older version of a hidden suite: `kata regrade {stale[-1]}` grades "
             "that session's submissions on today's suite (the old result is kept)")
+
+
+def _splits_by_question(s, splits: dict) -> str:
+    """When each level passed, by question number (Q2 L1 12:10), or by level alone in a session of
+    one kata: a slug per row would not fit 80 columns beside the rest."""
+    from kata.views import clock
+
+    def levels(sp: dict) -> str:
+        return " ".join(f"L{lv} {clock(t)}" for lv, t in sp.items())
+
+    if len(s.katas) == 1:
+        return "; ".join(levels(sp) for sp in splits.values() if sp)
+    return "; ".join(f"Q{s.katas.index(slug) + 1} {levels(sp)}" if slug in s.katas else f"{slug} {levels(sp)}"
+                     for slug, sp in splits.items() if sp)
 
 
 @full_only()

@@ -125,12 +125,6 @@ def _indent(text: str, n: int) -> str:
     return "\n".join(pad + line for line in text.splitlines())
 
 
-def splits_text(splits: dict[str, dict[int, float]]) -> str:
-    """{'token-batcher': {1: 730.0, 2: 1900.5}} -> 'token-batcher L1 12:10 L2 31:40'."""
-    return "; ".join(f"{slug} " + " ".join(f"L{lv} {clock(t)}" for lv, t in sp.items())
-                     for slug, sp in splits.items() if sp)
-
-
 def briefing(plan, bundle: bool = False) -> None:
     """What a session will be, before its clock starts: questions, minutes, rules."""
     from kata.output import say

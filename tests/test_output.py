@@ -248,3 +248,12 @@ def test_a_moment_shows_as_one_clock_time():
 
     assert clock(125.976) == clock(126.0) == "2:06"  # review's "made at" and "submitted at" agree
     assert clock(3725) == "1:02:05" and clock(-3) == "0:00"
+
+
+def test_history_keeps_names_dates_and_scores_whole_at_80_columns(cols80):
+    kata("start", "streaming-token-counter", "--yes")
+    kata("finish", "--yes")
+    out = kata("history").output
+    assert " streaming-token-counter " in out and "finished" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert len(out.splitlines()) == 3  # the header, its rule, one row: nothing wrapped
