@@ -294,6 +294,10 @@ def missing_file_message(wb: Workbook, kata: Kata) -> str | None:
     if live is not None and kata.slug in live.katas:
         return (f"{path}: your file for '{kata.slug}' is missing and kata has no saved version "
                 f"of it: copy the stub back with `cp {kata.stub} {path}`")
+    if live is not None:  # `kata start` would be refused while the session runs
+        return (f"{path}: no workspace file for '{kata.slug}', and it is not in session {live.id} "
+                f"({live.name}): practise it after the session (`kata finish`, then `kata start "
+                f"{kata.slug}`)")
     return None
 
 

@@ -455,3 +455,11 @@ def test_code_blocks_are_highlighted_by_their_language(monkeypatch):
     text_block, python_block = [line for line in buf.getvalue().split("\n") if "pass" in line]
     styles = [set(re.findall(r"\x1b\[[0-9;]*m", b)) - {"\x1b[0m"} for b in (text_block, python_block)]
     assert len(styles[0]) == 1 and len(styles[1]) > 2  # text: one style; python: keywords and names
+
+
+
+def test_a_kata_outside_the_live_session_is_not_sent_to_kata_start(isolated_state):
+    kata("start", "lru-kv-cache", "--yes")
+    out = kata("submit", "token-batcher", code=2).output
+    assert "not in session 1 (lru-kv-cache)" in " ".join(out.split())
+    assert "`kata start token-batcher`" not in out.split("practise it after")[0]
