@@ -455,3 +455,22 @@ def test_code_blocks_are_highlighted_by_their_language(monkeypatch):
     text_block, python_block = [line for line in buf.getvalue().split("\n") if "pass" in line]
     styles = [set(re.findall(r"\x1b\[[0-9;]*m", b)) - {"\x1b[0m"} for b in (text_block, python_block)]
     assert len(styles[0]) == 1 and len(styles[1]) > 2  # text: one style; python: keywords and names
+
+
+# --- 13. every prompt's code lines fit 80 columns (`kata show` prints them whole) ---------
+
+
+def test_every_prompt_code_line_fits_80_columns():
+    from tests.conftest import REPO
+
+    prompts = sorted((REPO / "katas").glob("*/PROMPT.md"))
+    assert prompts
+    offenders = []
+    for path in prompts:
+        in_block = False
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("```"):
+                in_block = not in_block
+            elif in_block and len(line) > 80:
+                offenders.append(f"{path.relative_to(REPO)}:{number}")
+    assert not offenders, "code lines over 80 characters: " + ", ".join(offenders)
