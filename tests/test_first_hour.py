@@ -463,3 +463,22 @@ def test_a_kata_outside_the_live_session_is_not_sent_to_kata_start(isolated_stat
     out = kata("submit", "token-batcher", code=2).output
     assert "not in session 1 (lru-kv-cache)" in " ".join(out.split())
     assert "`kata start token-batcher`" not in out.split("practise it after")[0]
+
+
+# --- 13. every prompt's code lines fit 80 columns (`kata show` prints them whole) ---------
+
+
+def test_every_prompt_code_line_fits_80_columns():
+    from tests.conftest import REPO
+
+    prompts = sorted((REPO / "katas").glob("*/PROMPT.md"))
+    assert prompts
+    offenders = []
+    for path in prompts:
+        in_block = False
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("```"):
+                in_block = not in_block
+            elif in_block and len(line) > 80:
+                offenders.append(f"{path.relative_to(REPO)}:{number}")
+    assert not offenders, "code lines over 80 characters: " + ", ".join(offenders)
