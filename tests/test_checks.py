@@ -38,3 +38,29 @@ def test_the_reference_is_loaded_once_under_its_own_name():
     first = load_reference(path, "edf_admission_reference_for_test")
     assert load_reference(path, "edf_admission_reference_for_test") is first
     assert first.__name__ == "edf_admission_reference_for_test" and hasattr(first, "schedule")
+
+
+def test_the_references_answer_is_compared_in_the_learners_own_classes():
+    import types
+    from dataclasses import dataclass
+
+    from kata.checks import same_as_reference
+
+    def module_with_plan():
+        @dataclass
+        class Plan:
+            ids: list
+            waste: dict
+        return types.SimpleNamespace(Plan=Plan)
+
+    ref, mine = module_with_plan(), module_with_plan()
+    want = ref.Plan(["a"], {1: 2})
+    assert same_as_reference(mine.Plan(["a"], {1: 2}), want, mine)
+    assert not same_as_reference(mine.Plan(["a"], {1: 3}), want, mine)
+    assert not same_as_reference(("a", {1: 2}), want, mine)  # not the learner's Plan
+
+    class Anything:
+        def __eq__(self, other):
+            return True
+
+    assert not same_as_reference(Anything(), want, mine)

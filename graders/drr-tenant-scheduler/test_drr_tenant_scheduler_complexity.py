@@ -7,7 +7,6 @@ implementation fails only beyond FACTOR times the reference's best time; a failu
 by a second measurement.
 """
 
-import dataclasses
 import importlib.util
 import random
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kata.strict import same
+from kata.checks import same_as_reference
 
 FACTOR = 10
 NAME = "schedule_drr"
@@ -53,22 +52,10 @@ def _answer(module, spec, weights, quantum):
     return module.schedule_drr(reqs, weights, quantum)
 
 
-def _like(value, module):
-    """The reference's answer rebuilt from `module`'s own dataclasses, so `same` can compare."""
-    if dataclasses.is_dataclass(value):
-        cls = getattr(module, type(value).__name__)
-        return cls(**{f.name: _like(getattr(value, f.name), module) for f in dataclasses.fields(value)})
-    if isinstance(value, list):
-        return [_like(v, module) for v in value]
-    if isinstance(value, dict):
-        return {k: _like(v, module) for k, v in value.items()}
-    return value
-
-
 def _same_answer(impl, reference, *work):
     """The timed workload's answer matches the reference's (a fast wrong answer earns nothing)."""
     got, want = _answer(impl, *work), _answer(reference, *work)
-    assert same(got, _like(want, impl)), (
+    assert same_as_reference(got, want, impl), (
         f"Called {NAME} on the timed workload: the answer differs from the reference's "
         "(the timing test counts only a correct answer).")
 
