@@ -126,6 +126,14 @@ class Watch:
         self.current = self.katas.index(kata)
         self.start_job(f"{kata.slug} (visible tests)", self._check_saved, kata, save=True)
 
+    def on_deleted(self, path: Path) -> None:
+        kata = next((k for k in self.katas if self.wb.workspace_file(k) == Path(path)), None)
+        if kata is None or Path(path).exists():  # saved by renaming over it: a save follows
+            return
+        self.last.pop(kata.slug, None)
+        self.say(f"{kata.slug}: {Path(path).name} was deleted; `kata snapshots {kata.slug}` lists "
+                 f"its saved versions and `kata restore {kata.slug} N` puts one back")
+
     def on_key(self, key: str) -> None:
         if key == "q":  # quitting always works (a grading in flight still records its result)
             self.stop.set()
@@ -240,8 +248,8 @@ class Watch:
         for changes in watch(self.wb.workspace, debounce=300, step=50, rust_timeout=500,
                              yield_on_timeout=True, stop_event=self.stop):
             for change, name in sorted(changes):
-                if change != Change.deleted:
-                    self.events.put(Event("save", Path(name)))
+                kind = "deleted" if change == Change.deleted else "save"
+                self.events.put(Event(kind, Path(name)))
 
     def _tick(self) -> None:
         while not self.stop.wait(TICK_S):

@@ -158,3 +158,23 @@ def test_watch_warns_in_the_last_minutes(fixture_workbook, isolated_state, monke
     assert "5:00 left, under 5 minutes left] tick" in capsys.readouterr().out
     monkeypatch.setenv("KATA_NOW", str(1800000000 + 250))
     assert "under 1 minute left: submit what you have" in w.clock_text()
+
+
+def test_watch_says_when_the_workspace_file_is_deleted(fixture_workbook, isolated_state):
+    kata("start", "adder", "--yes")
+    target = isolated_state / "workspace" / "adder.py"
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=True)
+    w.on_save(target)
+    w.drain()
+    assert "adder" in w.last
+    target.unlink()
+    w.dispatch(Event("deleted", target))
+    assert w.message == ("adder: adder.py was deleted; `kata snapshots adder` lists its saved versions "
+                         "and `kata restore adder N` puts one back")
+    assert "adder" not in w.last  # no stale count for a file that is gone
+    # an editor that saves by renaming over the file deletes, then creates: nothing to say
+    target.write_text("def add(a, b):\n    return a + b\n")
+    w.message = ""
+    w.dispatch(Event("deleted", target))
+    assert w.message == ""
