@@ -165,3 +165,57 @@ def test_a_rewritten_private_copy_is_out_of_reach_in_the_sandbox(adder):
     tests = by_name(result)
     assert not result.tampered, result.tampered  # the copy is read-only: nothing changed
     assert tests["test_neg"].status != PASS and result.points_earned < 30
+
+
+TABLES_SPY = '''
+import os
+import pathlib
+
+
+def _tables_ok():
+    home = pathlib.Path(os.environ["HYPOTHESIS_STORAGE_DIRECTORY"]) / "unicode_data"
+    tables = sorted(home.rglob("charmap.json.gz"))
+    try:
+        (tables[0].parent / "planted.json.gz").write_bytes(b"")
+        return False  # a child could change what the next one generates
+    except (OSError, IndexError):
+        return bool(tables)
+
+
+def add(a, b):
+    return a + b if _tables_ok() else -1
+
+
+def sub(a, b):
+    return a - b
+
+
+def mul(a, b):
+    return a * b
+
+
+def neg(a):
+    return -a
+
+
+def div(a, b):
+    return a / b
+'''
+
+
+@needs_bwrap
+def test_hypothesis_unicode_tables_are_built_once_and_read_only_in_the_child(adder, tmp_path, monkeypatch):
+    """A child that draws text does not rebuild hypothesis's Unicode tables (0.3-1.5 s per run):
+    they are built once, by a child with no learner code, and no child can change them."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(sandbox, "_TABLES", {})
+    tables = sandbox.unicode_tables()
+    assert tables is not None and tables.is_relative_to(tmp_path / "cache")
+    assert sorted(p.name for p in tables.rglob("*.json.gz")) == ["charmap.json.gz", "codec-v2-utf-8.json.gz"]
+    spy = tmp_path / "adder.py"
+    spy.write_text(TABLES_SPY)
+    result = grade(adder, spy, suite="hidden", limits=FAST)
+    assert by_name(result)["test_add"].status == PASS, by_name(result)["test_add"].output
+    assert not any(tables.rglob("planted*"))
+    monkeypatch.setattr(sandbox, "_TABLES", {})
+    assert sandbox.unicode_tables() == tables  # built once: found again by the next process
