@@ -655,8 +655,10 @@ def _print_submitted(graded, level_table, test_lines) -> None:
         if g.result.message:
             say(f"  {g.result.message}", markup=False)
         if g.result.hunt:
+            from kata.hunt import verdict_words
+
             h = g.result.hunt
-            say(f"pin: {h['verdict']}, {h['points_earned']:g}/{h['points_possible']:g} points: "
+            say(f"pin: {verdict_words(h['verdict'])}, {h['points_earned']:g}/{h['points_possible']:g} points: "
                 f"{h['reason']}", markup=False)
         if g.session is None:
             test_lines(g.result, reveal=True)
@@ -715,9 +717,9 @@ def hint(slug: str | None = typer.Argument(None, help="The kata (default: the li
         say(f"All {len(shown)} hints of {kata.slug}'s open levels are already revealed"
             + (f" (the other {closed} belong to levels not open yet)" if closed else "") + ":")
         for old in shown:
-            say(f"  {old.number}. (level {old.level}) {old.text}")
+            say(f"  {old.line()}")
         return
-    say(f"Hint {h.number} of {h.total} (level {h.level}): {h.text}")
+    say(h.line())
 
 
 @app.command()
@@ -829,6 +831,8 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
 
 def _print_hunt(con, h: dict, clock) -> None:
     """A hunt's part of the review: what the bug was (its zoo header), the pin, the times."""
+    from kata.hunt import verdict_words
+
     if h["decoy"]:
         say("  the code handed out was correct (a decoy)")
     else:
@@ -836,7 +840,7 @@ def _print_hunt(con, h: dict, clock) -> None:
         say(f"  the bug ({h['bug']}, level {head.get('Level', '?')}): {head.get('Bug', '')}")
         if head.get("Breaks"):
             say(f"  it breaks: {head['Breaks']}")
-    say(f"  pin: {h['verdict'] or 'not submitted'}, {h['pin_points']:g} points"
+    say(f"  pin: {verdict_words(h['verdict'])}, {h['pin_points']:g} points"
         + (f": {h['reason']}" if h["reason"] else ""))
     times = [f"pinned at {clock(h['pinned_at_s'])}" if h["pinned_at_s"] is not None else "never pinned",
              f"fixed at {clock(h['fixed_at_s'])}" if h["fixed_at_s"] is not None else "never fixed"]

@@ -260,6 +260,20 @@ def claims_correct(test_code: str) -> bool:
 # --- judging a pin ----------------------------------------------------------------------------
 
 
+# what a learner reads for each verdict (JSON keeps the codes)
+VERDICT_WORDS = {
+    "pinned": "pinned", "correct_claim": "rightly called correct",
+    "wrong_claim": "wrong claim", "not_caught": "bug not caught",
+    "not_specific": "not specific to the bug", "no_test": "no test", "error": "error",
+    "timed_out": "timed out", "missed": "missed",
+}
+
+
+def verdict_words(verdict: str | None) -> str:
+    """`verdict` in words: "not_caught" -> "bug not caught"; None -> "not submitted"."""
+    return "not submitted" if not verdict else VERDICT_WORDS.get(verdict, verdict.replace("_", " "))
+
+
 @dataclass
 class Pin:
     verdict: str  # pinned | correct_claim | not_caught | wrong_claim | not_specific | no_test | error | timed_out | missed

@@ -292,8 +292,10 @@ def progress_lines(rows) -> None:
                                                          for lv, t in r.fastest.items()),
                 markup=False)
         if getattr(r, "hunts", None):
+            from kata.hunt import verdict_words
+
             say(" " * (width + 2) + "hunts: " + ", ".join(
-                f"S{h['session']} {h['verdict']} {h['points_earned']:g}/{h['points_possible']:g}"
+                f"S{h['session']} {verdict_words(h['verdict'])} {h['points_earned']:g}/{h['points_possible']:g}"
                 for h in r.hunts), markup=False, indent=width + 2)
         if getattr(r, "other_suite", None):
             say(" " * (width + 2) + "graded on an older hidden suite in session(s) "

@@ -281,3 +281,17 @@ def test_a_bool_capacity_is_refused(impl):
     pin = hunt.judge(LRU, "bool_capacity", 1, pin_code)
     assert pin.verdict == "pinned", pin
     assert "\n" not in pin.reason and "Use -v" not in pin.reason, pin.reason
+
+
+def test_every_pin_verdict_reads_as_words():
+    """A learner reads words, not codes: every verdict the pin checker returns has its words."""
+    import inspect
+    import re
+
+    from kata import hunt
+
+    codes = set(re.findall(r'Pin\("(\w+)"', inspect.getsource(hunt)))
+    assert codes and codes <= set(hunt.VERDICT_WORDS)
+    assert all("_" not in hunt.verdict_words(c) for c in codes)
+    assert hunt.verdict_words("not_caught") == "bug not caught"
+    assert hunt.verdict_words(None) == "not submitted"
