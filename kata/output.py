@@ -16,7 +16,7 @@ Every command prints through here, so what a learner sees follows four rules:
 Width: the terminal's; piped, COLUMNS (prose is not wrapped without it; tables take 80). KATA_PLAIN=1 (tests) or NO_COLOR: no colour.
 
 Example:
-    say("Hint 1 of 3 (level 1): keep the arrivals in a heap ...")   # wrapped at 80 on a tty
+    say("Hint 1 of 3 for level 1: keep the arrivals in a heap ...")   # wrapped at 80 on a tty
     with paged():
         print_review(...)                                          # less -FRX, if taller
 """

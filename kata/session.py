@@ -506,6 +506,20 @@ class Hint:
     text: str
     total: int  # hints of the levels this question covers (a level it does not cover never opens)
     number: int = 0  # 1-based among those
+    in_level: int = 0  # 1-based among its level's hints
+    level_total: int = 0  # its level's hints
+
+    def line(self) -> str:
+        """What a learner reads: numbered within its level, so an exam's question and the same
+        kata practised alone say the same ("Hint 2 of 3 for level 1: ...")."""
+        return f"Hint {self.in_level} of {self.level_total} for level {self.level}: {self.text}"
+
+
+def _hint(kata: Kata, mine: list[tuple[int, int, str]], n: int) -> Hint:
+    """The n-th (1-based) of the question's hints `mine`, numbered in the question and its level."""
+    i, level, text = mine[n - 1]
+    same = [j for j, lv, _ in mine if lv == level]
+    return Hint(kata, i, level, text, len(mine), n, same.index(i) + 1, len(same))
 
 
 def _question_hints(wb: Workbook, kata: Kata, session: Session | None,
@@ -525,10 +539,10 @@ def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
     t = now()
     mine, visible, sid = _question_hints(wb, kata, store.live_session(t), store)
     shown = set(store.revealed_hints(kata.slug, sid))
-    for n, (i, level, text) in enumerate(mine, start=1):
+    for n, (i, level, _text) in enumerate(mine, start=1):
         if i not in shown and level in visible:  # no hint for a level not open yet
             store.reveal_hint(sid, kata.slug, i, t)
-            return Hint(kata, i, level, text, len(mine), n)
+            return _hint(kata, mine, n)
     return None
 
 
@@ -538,8 +552,7 @@ def revealed(wb: Workbook, kata: Kata) -> tuple[list[Hint], int]:
     store = open_store(wb)
     mine, _, sid = _question_hints(wb, kata, store.live_session(now()), store)
     shown = set(store.revealed_hints(kata.slug, sid))
-    hints = [Hint(kata, i, level, text, len(mine), n)
-             for n, (i, level, text) in enumerate(mine, start=1) if i in shown]
+    hints = [_hint(kata, mine, n) for n, (i, _level, _text) in enumerate(mine, start=1) if i in shown]
     return hints, len(mine) - len(hints)
 
 

@@ -148,7 +148,7 @@ class Watch:
             self.start_job(f"{kata.slug} (hidden suite)", self._submit, kata)
         elif key == "h":
             h = sessions.next_hint(self.wb, kata)
-            self.say(f"hint {h.number} of {h.total} (level {h.level}): {h.text}" if h
+            self.say(h.line() if h
                      else f"every hint of {kata.slug}'s open levels is shown already")
 
     def on_tick(self, _=None) -> None:

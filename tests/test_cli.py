@@ -94,9 +94,9 @@ def test_start_over_learner_file_says_where_it_was_archived(wb, isolated_state):
 
 
 def test_hints_are_revealed_one_at_a_time(wb):
-    assert "Hint 1 of 3 (level 1): Use +." in kata("hint", "adder").output
-    assert "Hint 2 of 3" in kata("hint", "adder").output
-    assert "Hint 3 of 3 (level 2)" in kata("hint", "adder").output
+    assert "Hint 1 of 2 for level 1: Use +." in kata("hint", "adder").output
+    assert "Hint 2 of 2 for level 1: Use -." in kata("hint", "adder").output
+    assert "Hint 1 of 1 for level 2: Use *." in kata("hint", "adder").output
     assert "All 3 hints" in kata("hint", "adder").output
 
 

@@ -237,7 +237,7 @@ def test_dash_h_is_help_and_hint_defaults_to_the_sessions_kata(fixture_workbook)
     assert kata("-h").output == kata("--help").output
     assert "Usage:" in kata("hint", "-h").output
     kata("start", "mini", "--yes")
-    assert "Hint 1 of 3 (level 1)" in kata("hint").output
+    assert "Hint 1 of 2 for level 1" in kata("hint").output
 
 
 # --- 9. wrapping at spaces, never inside a word; code lines whole --------------------------
@@ -394,7 +394,7 @@ def test_submit_without_a_slug_takes_every_question_as_check_does(monkeypatch):
 
 def test_hints_of_levels_an_exam_never_opens_are_not_counted(fixture_workbook):
     kata("start", "oa", "--yes")  # level 1 of adder only: 2 of its 3 hints
-    assert "Hint 1 of 2 (level 1)" in kata("hint").output
+    assert "Hint 1 of 2 for level 1: Use +." in kata("hint").output
     kata("hint")
     out = kata("hint").output
     assert "belong to levels not open yet" not in out and "All 2 hints" in out

@@ -55,7 +55,7 @@ def test_watch_shows_the_first_failure_and_keys_submit_hint_and_quit(
         w.dispatch(Event("key", key))
         w.drain()
     out = capsys.readouterr().out
-    assert "hint 1 of 3 (level 1)" in out
+    assert "Hint 1 of 2 for level 1" in out
     assert "submitted adder: 10/10 points on level 1; level 2 is open" in out
     assert w.stop.is_set()
 
