@@ -1307,6 +1307,34 @@ def gradebook_merge(
             "the JSON): `kata regrade --batch` grades them all on today's")
 
 
+# One line each in `kata -h` (a command's help opens with more than fits beside its name at 80
+# columns: without these, each line would end cut short in "...").
+SHORT_HELP = {
+    "init": "Make a workbook folder to practise in.",
+    "show": "Show a kata's prompt (in a session: the levels open so far).",
+    "start": "Start a timed session: an exam, or one kata on its own.",
+    "hunt": "Review an assistant's code: pin its bug with a test, fix it.",
+    "check": "Run the visible tests on your workspace file.",
+    "submit": "Grade your workspace file on the hidden suite; record it.",
+    "watch": "Run the visible tests on every save; keys submit and hint.",
+    "review": "After a session: the score per level and each hidden test.",
+    "progress": "Your best score per kata, session by session.",
+    "snapshots": "List every saved version of your file for a kata.",
+    "restore": "Put snapshot N back as your workspace file.",
+    "doctor": "Check the store in .kata/ and repair it if it is damaged.",
+    "solution": "Show the reference solution (not during a session).",
+    "validate": "Check katas: reference passes, stub fails, bugs caught.",
+    "new": "Scaffold a new kata: prompt, stub, tests, reference.",
+    "bundle": "Write a student bundle: no solutions, no hidden tests.",
+    "regrade": "Grade recorded submissions again on today's hidden suites.",
+    "runner": "Exercism's test-runner interface (results.json, v3).",
+    "grade-batch": "Grade a cohort's submissions into a gradebook.",
+}
+for _info in app.registered_commands:
+    _name = _info.name or (_info.callback.__name__.replace("_", "-") if _info.callback else "")
+    if _name in SHORT_HELP:
+        _info.short_help = SHORT_HELP[_name]
+
 # kata.engine.cli imports only typer at its top level (numpy and the engine load inside its commands)
 from kata.engine.cli import engine_app  # noqa: E402
 

@@ -233,6 +233,14 @@ def test_kata_alone_shows_the_help_on_stdout_and_succeeds():
     assert result.stdout.startswith("Usage:") and "start" in result.stdout and not result.stderr
 
 
+def test_the_command_list_reads_whole_at_80_columns(cols80):
+    """Each command's line in `kata -h` is a whole phrase: none cut short in "...", none wider."""
+    shown = kata("-h").stdout
+    commands = shown.split("Commands:")[1].splitlines()
+    assert len([c for c in commands if c.strip()]) >= 25
+    assert not too_wide(shown) and not [c for c in commands if c.rstrip().endswith("...")], commands
+
+
 def test_dash_h_is_help_and_hint_defaults_to_the_sessions_kata(fixture_workbook):
     assert kata("-h").output == kata("--help").output
     assert "Usage:" in kata("hint", "-h").output
