@@ -636,17 +636,7 @@ def submit(
 
 
 def _question_share(g) -> str:
-    """', 40 of the question's 100 points' when the table shows fewer levels than the question
-    has (the others not open yet), so the table's total and `kata status` never seem to differ."""
-    from kata import session
-
-    q = next((q for q in session.questions_of(workbook(settle=False), g.session) if q.kata == g.kata.slug), None)
-    if q is None:
-        return ""
-    worth = sum(lv.points for lv in g.kata.levels if lv.number in q.levels)
-    if worth <= g.result.points_possible:
-        return ""
-    return f": {g.result.points_earned:g} of the question's {worth:g} points so far"
+    return g.question_share(workbook(settle=False))
 
 
 def _print_submitted(graded, level_table, test_lines) -> None:

@@ -277,6 +277,20 @@ class Graded:
     opened: list[int] = field(default_factory=list)  # levels this submission opened
     passed_now: list[int] = field(default_factory=list)  # levels it passed for the first time
 
+    def question_share(self, wb: Workbook) -> str:
+        """': 40 of the question's 100 points so far' when fewer levels were graded than the
+        question has (the others not open yet), so a level's total and the question's (in
+        `kata status` and `kata watch`'s table) never seem to differ; else ''."""
+        if self.session is None:
+            return ""
+        q = next((q for q in questions_of(wb, self.session) if q.kata == self.kata.slug), None)
+        if q is None:
+            return ""
+        worth = sum(lv.points for lv in self.kata.levels if lv.number in q.levels)
+        if worth <= self.result.points_possible:
+            return ""
+        return f": {self.result.points_earned:g} of the question's {worth:g} points so far"
+
 
 def missing_file_message(wb: Workbook, kata: Kata) -> str | None:
     """What to do when the learner's file is gone but kata knows this kata (a snapshot of it, or

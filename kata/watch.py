@@ -225,8 +225,9 @@ class Watch:
             r = graded.result
             lv = graded.levels or []
             opened = f"; level {graded.opened[0]} is open" if graded.opened else ""
+            share = graded.question_share(self.wb).replace(": ", "; ", 1)
             self.say(f"submitted {kata.slug}: {r.points_earned:g}/{r.points_possible:g} points on "
-                     f"level{'s' if len(lv) > 1 else ''} {', '.join(map(str, lv))}{opened}")
+                     f"level{'s' if len(lv) > 1 else ''} {', '.join(map(str, lv))}{share}{opened}")
             if graded.opened:  # its visible tests changed: never show the old count
                 self.last.pop(kata.slug, None)
                 self.start_job(f"{kata.slug} (visible tests of level {graded.opened[0]})",

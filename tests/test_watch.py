@@ -56,7 +56,8 @@ def test_watch_shows_the_first_failure_and_keys_submit_hint_and_quit(
         w.drain()
     out = capsys.readouterr().out
     assert "Hint 1 of 2 for level 1" in out
-    assert "submitted adder: 10/10 points on level 1; level 2 is open" in out
+    # the level's points, and the question's (the table beside it shows the question's total)
+    assert "submitted adder: 10/10 points on level 1; 10 of the question's 30 points so far; level 2 is open" in out
     assert w.stop.is_set()
 
 
@@ -112,7 +113,8 @@ def test_watch_refreshes_the_visible_tests_when_a_level_opens(fixture_workbook, 
     w.drain()
     assert len(w.last["adder"].tests) == 2 and w.last["adder"].passed == 2
     # the submit's outcome stays in view beside the refreshed count
-    assert w.message == "submitted adder: 10/10 points on level 1; level 2 is open; visible tests: adder 2/2"
+    assert w.message == ("submitted adder: 10/10 points on level 1; 10 of the question's 30 points so far; "
+                         "level 2 is open; visible tests: adder 2/2")
 
 
 def test_watch_auto_submits_when_the_clock_runs_out(fixture_workbook, isolated_state, capsys):
