@@ -821,7 +821,7 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
 
 def _print_hunt(con, h: dict, clock) -> None:
     """A hunt's part of the review: what the bug was (its zoo header), the pin, the times."""
-    from kata.hunt import verdict_words
+    from kata.hunt import CORRECT_CLAIM, verdict_words
 
     if h["decoy"]:
         say("  the code handed out was correct (a decoy)")
@@ -830,8 +830,10 @@ def _print_hunt(con, h: dict, clock) -> None:
         say(f"  the bug ({h['bug']}, level {head.get('Level', '?')}): {head.get('Bug', '')}")
         if head.get("Breaks"):
             say(f"  it breaks: {head['Breaks']}")
-    say(f"  pin: {verdict_words(h['verdict'])}, {h['pin_points']:g} points"
-        + (f": {h['reason']}" if h["reason"] else ""))
+    reason = h["reason"]
+    if h["decoy"] and h["verdict"] != "correct_claim":  # the advice for a bug does not fit a decoy
+        reason = f'the right answer was {CORRECT_CLAIM} = "correct" in your test file'
+    say(f"  pin: {verdict_words(h['verdict'])}, {h['pin_points']:g} points" + (f": {reason}" if reason else ""))
     times = [f"pinned at {clock(h['pinned_at_s'])}" if h["pinned_at_s"] is not None else "never pinned",
              f"fixed at {clock(h['fixed_at_s'])}" if h["fixed_at_s"] is not None else "never fixed"]
     say("  " + ", ".join(times))

@@ -171,6 +171,10 @@ def test_the_same_pin_against_a_decoy_is_a_wrong_claim(isolated_state):
     (isolated_state / "workspace" / "test_hunt_lru_kv_cache.py").write_text(PIN)
     data = json.loads(kata("submit", "--json").output)["results"][0]
     assert data["hunt"]["verdict"] == "wrong_claim" and data["hunt"]["points_earned"] == 0
+    # once the session is over, the review says what the right answer was (not to write a test)
+    kata("finish")
+    review = kata("review").output
+    assert "a decoy" in review and 'the right answer was HUNT_VERDICT = "correct" in your test file' in review
 
 
 def test_a_hunt_keeps_the_learners_files(isolated_state):
