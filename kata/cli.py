@@ -1308,7 +1308,7 @@ SHORT_HELP = {
     "hunt": "Review an assistant's code: pin its bug with a test, fix it.",
     "check": "Run the visible tests on your workspace file.",
     "submit": "Grade your workspace file on the hidden suite; record it.",
-    "watch": "Run the visible tests on every save; keys submit and hint.",
+    "watch": "Run the visible tests on every save, the clock on screen.",
     "review": "After a session: the score per level and each hidden test.",
     "progress": "Your best score per kata, session by session.",
     "snapshots": "List every saved version of your file for a kata.",
