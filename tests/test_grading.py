@@ -257,3 +257,56 @@ def test_the_grade_uses_the_code_snapshot_not_the_file_now(adder, tmp_path):
     code = (adder.root / "solutions" / "adder.py").read_text()
     result = grade(adder, impl, limits=FAST, code=code)
     assert result.status == PASS
+
+
+PLUGIN_SPY = '''
+import sys
+
+import pytest
+
+
+def _only_graders_plugins():
+    """No pytest plugin beyond the ones grading names (this environment has anyio's and
+    platformdirs', installed with watchfiles and kata: autoloaded by any plain pytest run)."""
+    names = {getattr(p, "__name__", "") for p in sys.modules["__kata_config__"].pluginmanager.get_plugins()}
+    return not any(n.startswith(("anyio", "platformdirs")) for n in names)
+
+
+def add(a, b):
+    import gc
+    configs = [o for o in gc.get_objects() if type(o).__name__ == "Config" and hasattr(o, "pluginmanager")]
+    sys.modules["__kata_config__"] = configs[0]
+    return a + b if _only_graders_plugins() else -1
+
+
+def sub(a, b):
+    return a - b
+
+
+def mul(a, b):
+    return a * b
+
+
+def neg(a):
+    return -a
+
+
+def div(a, b):
+    return a / b
+'''
+
+
+@pytest.mark.parametrize("sandbox_switch", ["on", "off"])
+def test_a_pytest_plugin_installed_beside_kata_is_not_loaded_by_grading(adder, tmp_path, monkeypatch,
+                                                                        sandbox_switch):
+    import importlib.metadata
+
+    installed = {e.name for e in importlib.metadata.entry_points(group="pytest11")}
+    assert {"anyio", "platformdirs"} <= installed  # the witnesses: a plain pytest run loads them
+    if sandbox_switch == "off":
+        monkeypatch.setenv("KATA_SANDBOX", "off")
+    spy = tmp_path / "adder.py"
+    spy.write_text(PLUGIN_SPY)
+    result = grade(adder, spy, suite="hidden", limits=FAST)
+    test_add = {t.name.split("::")[-1]: t for t in result.tests}["test_add"]
+    assert test_add.status == PASS, (test_add.message, test_add.output)
