@@ -131,8 +131,8 @@ class Watch:
         if kata is None or Path(path).exists():  # saved by renaming over it: a save follows
             return
         self.last.pop(kata.slug, None)
-        self.say(f"{kata.slug}: {Path(path).name} was deleted; `kata snapshots {kata.slug}` lists "
-                 f"its saved versions and `kata restore {kata.slug} N` puts one back")
+        self.say(f"{Path(path).name} was deleted: `kata restore {kata.slug} N` puts back saved "
+                 f"version N (`kata snapshots {kata.slug}` lists them)")
 
     def on_key(self, key: str) -> None:
         if key == "q":  # quitting always works (a grading in flight still records its result)

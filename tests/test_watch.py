@@ -172,8 +172,8 @@ def test_watch_says_when_the_workspace_file_is_deleted(fixture_workbook, isolate
     assert "adder" in w.last
     target.unlink()
     w.dispatch(Event("deleted", target))
-    assert w.message == ("adder: adder.py was deleted; `kata snapshots adder` lists its saved versions "
-                         "and `kata restore adder N` puts one back")
+    assert w.message == ("adder.py was deleted: `kata restore adder N` puts back saved version N "
+                         "(`kata snapshots adder` lists them)")
     assert "adder" not in w.last  # no stale count for a file that is gone
     # an editor that saves by renaming over the file deletes, then creates: nothing to say
     target.write_text("def add(a, b):\n    return a + b\n")
