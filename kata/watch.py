@@ -320,10 +320,13 @@ class Watch:
         table = Table(show_edge=False, expand=False)
         for col in ("", "question", "levels", "visible", "hidden"):
             table.add_column(col, no_wrap=True)
+        files = {k.slug: self.wb.workspace_file(k) for k in self.katas}
         for i, r in enumerate(rows):
             last = self.last.get(r.slug)
             visible = f"{last.passed}/{len(last.tests)}" if last else (
                 f"{r.visible[0]}/{r.visible[1]}" if r.visible else "-")
+            if r.slug in files and not files[r.slug].exists():
+                visible = "no file"  # deleted: no count for code that is not there
             hidden = f"{r.hidden[0]:g}/{r.hidden[1]:g}" if r.hidden else "-"
             table.add_row(">" if i == self.current else "", r.slug, levels_label(r.levels, r.levels_open),
                           visible, hidden)

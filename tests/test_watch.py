@@ -175,6 +175,11 @@ def test_watch_says_when_the_workspace_file_is_deleted(fixture_workbook, isolate
     assert w.message == ("adder.py was deleted: `kata restore adder N` puts back saved version N "
                          "(`kata snapshots adder` lists them)")
     assert "adder" not in w.last  # no stale count for a file that is gone
+    from rich.console import Console
+
+    screen = Console(width=80, record=True)
+    screen.print(w._table())
+    assert "no file" in screen.export_text()
     # an editor that saves by renaming over the file deletes, then creates: nothing to say
     target.write_text("def add(a, b):\n    return a + b\n")
     w.message = ""
