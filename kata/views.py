@@ -214,7 +214,9 @@ def print_markdown(text: str) -> None:
 
     out = console()
     plain = plain_text_wanted()
-    for block in blocks(text):
+    for n, block in enumerate(blocks(text)):
+        if n:  # rendered prose keeps no blank line at its ends: one between any two blocks
+            out.print()
         if block.kind == "code":
             code = block.text.rstrip("\n")
             if plain:

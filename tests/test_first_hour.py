@@ -479,16 +479,20 @@ def test_a_kata_outside_the_live_session_is_not_sent_to_kata_start(isolated_stat
 
 
 def test_every_prompt_code_line_fits_80_columns():
+    """Fenced and indented code blocks alike (an indented block is shown with its indent)."""
+    from markdown_it import MarkdownIt
+
     from tests.conftest import REPO
 
     prompts = sorted((REPO / "katas").glob("*/PROMPT.md"))
     assert prompts
     offenders = []
     for path in prompts:
-        in_block = False
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.startswith("```"):
-                in_block = not in_block
-            elif in_block and len(line) > 80:
-                offenders.append(f"{path.relative_to(REPO)}:{number}")
+        for block in MarkdownIt("commonmark").parse(path.read_text(encoding="utf-8")):
+            if block.type not in ("fence", "code_block") or block.map is None:
+                continue
+            first = block.map[0] + (2 if block.type == "fence" else 1)
+            indent = 4 if block.type == "code_block" else 0
+            offenders += [f"{path.relative_to(REPO)}:{first + i}" for i, line in
+                          enumerate(block.content.splitlines()) if indent + len(line) > 80]
     assert not offenders, "code lines over 80 characters: " + ", ".join(offenders)
