@@ -298,6 +298,16 @@ def test_error_lines_wrap_at_spaces_and_keep_a_slug_whole(cols80):
     assert not unbroken(*(re.sub(r"\d+:\d\d left", "M:SS left", text) for text in (shown, on_screen)))
 
 
+def test_engine_errors_wrap_at_spaces_like_every_error(cols80, tmp_path):
+    from tests.conftest import REPO
+
+    stub = tmp_path / "serving_plan.py"
+    shutil.copyfile(REPO / "katas" / "serving-plan" / "serving_plan.py", stub)
+    shown = kata("engine", "plan", str(stub), "--level", "1", code=2).stderr
+    assert shown.startswith("error:") and "NotImplementedError):" in shown.split(), shown
+    assert not too_wide(shown), shown
+
+
 def test_a_traceback_keeps_file_and_line_whole(cols80, capsys):
     from types import SimpleNamespace
 

@@ -64,7 +64,9 @@ def _run_engine(config, trace, *, scheduler_policy=None, batcher_policy=None):
         return LLMEngine(config, scheduler_policy=scheduler_policy,
                          batcher_policy=batcher_policy).run(trace)
     except PolicyError as e:
-        typer.echo(f"error: your policy: {e}", err=True)
+        from kata.output import error
+
+        error(f"your policy: {e}")
         raise typer.Exit(1) from None
     except (ImportError, RuntimeError) as e:
         if "torch" in str(e) or "CUDA" in str(e):

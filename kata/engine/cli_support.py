@@ -11,7 +11,10 @@ import typer
 
 
 def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
+    """One `error:` line on stderr, wrapped at spaces like every kata error, and exit code 2."""
+    from kata.output import error
+
+    error(message)
     raise typer.Exit(2)
 
 

@@ -203,13 +203,15 @@ def judge(plan: object, level: int | DesignLevel, reference: object | None = Non
     else:
         report = evaluate(dep, lv)
     j.report = report
-    figures = ", ".join(f"{k} {v:.4g} s" for k, v in report.observed.items())
+    limits = {"ttft": lv.slo.ttft_s, "tpot": lv.slo.tpot_s, "e2e": lv.slo.e2e_s}
+    figures = ", ".join(f"{k} {v:.4g} s" + (f" (<= {limits[k]:g})" if limits.get(k) is not None else "")
+                        for k, v in report.observed.items())
     j.checks.append(Check("SLO", report.slo_held, f"p{lv.slo.percentile:g}: {figures}"))
     if reference_report is not None:
         limit = lv.cost_factor * reference_report.cost
         j.checks.append(Check("cost", report.cost <= limit,
-                              f"${report.cost:.4f} per million output tokens; at most "
-                              f"${limit:.4f} ({lv.cost_factor:g}x the reference)"))
+                              f"${report.cost:.4f} per M output tokens, at most ${limit:.4f} "
+                              f"({lv.cost_factor:g}x reference)"))
     return j
 
 

@@ -138,7 +138,8 @@ def render(j: Judgement, console) -> bool:
         end = m.kv_usage_over_time[-1][0] if m.kv_usage_over_time else 0.0
         console.print(f"KV blocks in use, {name} (replica {busiest}, the busiest; 0 to {end:.0f} s):")
         console.print(f"  |{kv_chart(m.kv_usage_over_time)}|")
-    verdict = "passes every check" if j.passed and j.reference is not None else (
-        "passes the checks that ran" if j.passed else "fails")
-    console.print(f"Your plan {verdict}.")
+    verdict = (f"passes every check on level {lv.level}'s workload" if j.passed and j.reference is not None
+               else "passes the checks that ran" if j.passed else "fails")
+    console.print(f"Your plan {verdict}." + (" The hidden suite (`kata submit`) also runs it under other "
+                                              "loads and workloads." if j.passed else ""))
     return j.passed
