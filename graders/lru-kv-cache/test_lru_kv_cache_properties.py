@@ -39,7 +39,8 @@ def _machine(impl, level):
             return data.draw(KEYS, label="key")
 
         def check(self, text, got, want):
-            self.log.append(text)
+            # the log replays: what a call raises, and what the test then did to a list, are in it
+            self.log.append(text + (f" ({show(want)})" if isinstance(want, type) else ""))
             assert same(got, want), (
                 f"Called {text}. It {show(got)}, expected it {show(want)}. "
                 f"The calls before it: {'; '.join(self.log[:-1][-8:])}."
@@ -51,6 +52,7 @@ def _machine(impl, level):
             got = outcome(lambda: self.cache.put(key, argument))
             self.check(f"put({key!r}, {blocks!r})", got, self.model.put(key, blocks))
             argument.append(99)  # the cache keeps its own copy: this must change nothing
+            self.log[-1] += ", then the list passed in is changed (.append(99))"
 
         @rule(data=st.data())
         def get(self, data):
@@ -59,6 +61,7 @@ def _machine(impl, level):
             self.check(f"get({key!r})", got, self.model.get(key))
             if isinstance(got, list):
                 got.append(99)  # a new list: changing it must change nothing
+                self.log[-1] += ", then the list it returned is changed (.append(99))"
 
         @rule(data=st.data())
         def contains(self, data):
