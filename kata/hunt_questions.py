@@ -177,8 +177,9 @@ def totals(result) -> tuple[float, float]:
             result.points_possible + pin.get("points_possible", 0.0))
 
 
-def progress_rows(store, sessions, slug: str) -> list[dict]:
-    """Per session that held a hunt of this kata: its official pin verdict and points."""
+def progress_rows(store, sessions, slug: str, worth=None) -> list[dict]:
+    """Per session that held a hunt of this kata: its official pin verdict and points.
+    `worth(question)`: the question's points, for a hunt never submitted (else 0)."""
     rows = []
     for s in sessions:
         q = next((Question.from_json(x) for x in (s.questions or ()) if x.get("kata") == slug), None)
@@ -188,7 +189,8 @@ def progress_rows(store, sessions, slug: str) -> list[dict]:
         pin = (official.result.get("hunt") or {}) if official else {}
         rows.append({"session": s.id, "verdict": pin.get("verdict", "not submitted"),
                      "points_earned": official.points_earned if official else 0.0,
-                     "points_possible": official.points_possible if official else 0.0})
+                     "points_possible": official.points_possible if official else
+                     (worth(q) if worth is not None else 0.0)})
     return rows
 
 

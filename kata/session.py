@@ -812,7 +812,8 @@ def progress(wb: Workbook) -> list[KataProgress]:
         per_session: list[tuple[int, float]] = []
         fastest: dict[int, float] = {}
         other: list[int] = []
-        hunts = hunt_questions.progress_rows(store, sessions_, kata.slug)
+        hunts = hunt_questions.progress_rows(store, sessions_, kata.slug,
+                                             worth=lambda q: _question_points(wb, q)[1])
         hunted = {h["session"] for h in hunts}
         for s in sessions_:
             if kata.slug not in s.katas or s.id in hunted:

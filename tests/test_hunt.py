@@ -299,3 +299,13 @@ def test_every_pin_verdict_reads_as_words():
     assert all("_" not in hunt.verdict_words(c) for c in codes)
     assert hunt.verdict_words("not_caught") == "bug not caught"
     assert hunt.verdict_words(None) == "not submitted"
+
+
+def test_a_hunt_never_submitted_shows_its_worth_in_progress(isolated_state):
+    kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes")
+    kata("finish")
+    (row,) = {r["kata"]: r["hunts"] for r in json.loads(kata("progress", "--json").output)["katas"]}["lru-kv-cache"]
+    review_worth = json.loads(kata("review", "--json").output)["questions"][0]["points_possible"]
+    assert row["verdict"] == "not submitted" and row["points_earned"] == 0
+    assert row["points_possible"] == review_worth > 0  # as the review says: 0 of what it was worth
+    assert f"S1 not submitted 0/{review_worth:g}" in kata("progress").output
