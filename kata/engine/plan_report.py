@@ -33,6 +33,8 @@ def load_plan(path: Path, level: int, module_name: str = MODULE):
 
     if level not in LEVELS:
         raise PlanError(f"--level {level}: choose one of {', '.join(map(str, LEVELS))}")
+    if not path.is_file():
+        raise PlanError(f"{path}: no such file (`kata start serving-plan` hands out the stub)")
     try:
         module = load_impl(path, module_name)
     except ImplLoadError as e:
