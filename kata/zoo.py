@@ -157,6 +157,10 @@ def header_problems(patch: ZooPatch, levels: int) -> list[str]:
         problems.append(f"{name}: Bug: is {len(bug)} characters: say it in one sentence of at most {BUG_MAX}")
     if bug and any(mark in bug for mark in ("@@", "+++", "---", "TODO", "XXX")):
         problems.append(f"{name}: Bug: reads like a diff or a note, not a reviewer's sentence: rewrite it")
+    breaks = head.get("Breaks", "")
+    if breaks and re.match(r"(\d+\.\s|\*\*|\()", breaks):  # a list item, a bold label, an aside
+        problems.append(f"{name}: Breaks: {breaks!r} is a fragment of the prompt: state the rule "
+                        "itself (a learner reads it alone, after the hunt)")
     level = head.get("Level", "")
     if level and not (level.isdigit() and 1 <= int(level) <= levels):
         problems.append(f"{name}: Level: {level!r} is not a level of the kata (1..{levels})")

@@ -75,6 +75,13 @@ def test_a_header_without_breaks_or_with_a_bad_level_is_reported(tmp_path):
     problems = header_problems(ZooPatch.parse(path), 3)
     assert any("no Breaks: line" in p for p in problems)
     assert any("Level: '7' is not a level of the kata (1..3)" in p for p in problems)
+    hunk = "--- a/s.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"
+    for fragment in ("6. A conflicting `request_id` is an error", "**Order**: the jobs in list order",
+                     "(verdict - start) // prefill_cost (whole tokens done)"):
+        path.write_text(f"Bug: off by one\nLevel: 1\nBreaks: {fragment}\n{hunk}")
+        assert any("is a fragment" in p for p in header_problems(ZooPatch.parse(path), 3)), fragment
+    path.write_text(f"Bug: off by one\nLevel: 1\nBreaks: 99.9% of requests finish within 2.5 s\n{hunk}")
+    assert header_problems(ZooPatch.parse(path), 3) == []
 
 
 # --- judging a pin --------------------------------------------------------------------------
