@@ -575,7 +575,8 @@ def check(
 
         write_junit([(g.kata, g.result) for g in graded], junit_xml)
     if as_json:
-        emit_json({"results": [{"kata": g.kata.slug, **g.result.to_json()} for g in graded]})
+        emit_json({"results": [{"kata": g.kata.slug, **g.result.to_json(),
+                                **({"pin_check": g.pin_check} if g.pin_check else {})} for g in graded]})
     else:
         from kata.output import paged
 
@@ -584,6 +585,11 @@ def check(
                 say(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
                     f"{g.result.passed}/{len(g.result.tests)} pass", markup=True)
                 check_report(g.result, mode="all" if all_ else "failed" if failed else "summary")
+                if g.pin_check:
+                    from kata.hunt import test_file_name
+
+                    say(f"your pin ({test_file_name(g.kata)}) {g.pin_check}; a pin fails on the "
+                        "handed-out code and passes on the fixed code", markup=False)
     if any(g.result.status != "pass" for g in graded):
         raise typer.Exit(1)
 

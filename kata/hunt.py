@@ -405,6 +405,22 @@ def _run_pin(kata: Kata, test_code: str, codes: list[str]) -> list[str | None] |
     return outcome
 
 
+def try_pin(kata: Kata, test_code: str, code: str) -> str:
+    """What the pin file does on `code` (the learner's file as it is now), in words: `kata check`'s
+    dry run during a hunt. It runs nothing else, so it tells nothing of the planted bug or of
+    correct code: a pin must fail here on the handed-out code, and pass once it is fixed."""
+    try:
+        parse(test_code)
+    except SyntaxError as exc:
+        return f"does not parse (line {exc.lineno}: {exc.msg})"
+    runs = _run_pin(kata, test_code, [code])
+    if isinstance(runs, Pin):
+        if runs.verdict == "no_test" and claims_correct(test_code):
+            return f'no test: it says the code is correct ({CORRECT_CLAIM} = "correct")'
+        return runs.reason
+    return "every test passes on your file" if runs[0] is None else f"fails on your file: {runs[0]}"
+
+
 def _short(node_id: str) -> str:
     """'katas/x/test_hunt_m.py::test_a[m0]' -> 'test_a'."""
     return node_id.split("::")[-1].split("[")[0]

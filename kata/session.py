@@ -276,6 +276,7 @@ class Graded:
     levels: list[int] | None = None  # the levels graded (None: every level)
     opened: list[int] = field(default_factory=list)  # levels this submission opened
     passed_now: list[int] = field(default_factory=list)  # levels it passed for the first time
+    pin_check: str | None = None  # a hunt's `kata check`: what the pin file does on the file now
 
     def question_share(self, wb: Workbook) -> str:
         """': 40 of the question's 100 points so far' when fewer levels were graded than the
@@ -350,6 +351,12 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
                                result.to_json(), t, suite=suite, points=points,
                                suite_version=_suite_version(kata) if suite == "hidden" else None)
     graded = Graded(kata, path, result, session, sub, levels)
+    if suite == "visible" and v.question is not None and v.question.is_hunt:
+        from kata import hunt, hunt_questions
+
+        test_code = hunt_questions.read_test(wb, kata)
+        if hunt_questions.attempted_pin(test_code):
+            graded.pin_check = hunt.try_pin(kata, test_code, code)
     # session is kept only with a question (above), so both are set here or neither
     if suite == "hidden" and session is not None and v.question is not None and not result.tampered:
         for lv in result.levels:

@@ -316,3 +316,17 @@ def test_a_hunt_never_submitted_shows_its_worth_in_progress(isolated_state):
     assert row["verdict"] == "not submitted" and row["points_earned"] == 0
     assert row["points_possible"] == review_worth > 0  # as the review says: 0 of what it was worth
     assert f"S1 not submitted 0/{review_worth:g}" in kata("progress").output
+
+
+def test_check_runs_the_pin_on_the_file_as_it_is_now(isolated_state):
+    """During a hunt, `kata check` also runs the learner's pin on their file: it fails on the
+    handed-out code, and passes once the code is fixed. Nothing else is run or said."""
+    kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes")
+    workspace = isolated_state / "workspace"
+    assert "your pin" not in kata("check").output  # the handed-out test file: no pin yet
+    (workspace / "test_hunt_lru_kv_cache.py").write_text(PIN)
+    out = kata("check").output
+    assert "your pin (test_hunt_lru_kv_cache.py) fails on your file: test_capacity_true_is_rejected" in out
+    (workspace / "lru_kv_cache.py").write_text((WB.root / "solutions" / "lru-kv-cache.py").read_text())
+    data = json.loads(kata("check", "--json").output)["results"][0]
+    assert data["pin_check"] == "every test passes on your file"
