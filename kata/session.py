@@ -672,8 +672,9 @@ def review(wb: Workbook, session_id: int | None) -> Review:
                   if at <= session.cutoff()}
         rev.questions.append(QuestionReview(
             slug=q.kata, title=title, submission=official, submissions=len(hidden),
-            first_activity=(subs[0].submitted_at - session.started_at) if subs else None,
-            last_submission=(official.submitted_at - session.started_at) if official else None,
+            # every time here rounded alike (to 0.1 s), so one submission shows one clock time
+            first_activity=round(subs[0].submitted_at - session.started_at, 1) if subs else None,
+            last_submission=round(official.submitted_at - session.started_at, 1) if official else None,
             points_earned=official.points_earned if official else 0.0,
             points_possible=possible,
             result=result,

@@ -330,3 +330,17 @@ def test_check_runs_the_pin_on_the_file_as_it_is_now(isolated_state):
     (workspace / "lru_kv_cache.py").write_text((WB.root / "solutions" / "lru-kv-cache.py").read_text())
     data = json.loads(kata("check", "--json").output)["results"][0]
     assert data["pin_check"] == "every test passes on your file"
+
+
+def test_one_submission_shows_one_time_in_the_review(isolated_state, monkeypatch):
+    """'made at' and 'submitted at' of the same submission are one clock time (they were rounded
+    differently: 3:19 beside 3:20)."""
+    import kata.session as sessions
+
+    kata("start", "lru-kv-cache", "--yes")
+    started = sessions.open_store(Workbook.find()).live_session(sessions.now()).started_at
+    monkeypatch.setattr(sessions, "now", lambda: started + 199.46)  # 3:19.46: 199.5 once rounded
+    kata("submit", code=1)  # the stub: it fails
+    kata("finish")
+    (q,) = json.loads(kata("review", "--json").output)["questions"]
+    assert q["last_submission_s"] == q["submitted_s"][-1] == 199.5
