@@ -73,17 +73,30 @@ def wrap(text: Text, width: int, indent: int | None = None) -> list[Text]:
         pad = len(plain) - len(plain.lstrip(" ")) if indent is None else indent
         starts: list[int] = []  # offsets where a wrapped line begins (each at a word's first character)
         line_start, has_word = 0, False
-        for m in re.finditer(r"\S+", plain):
+        for start, end in _words(plain, width - pad):
             room = width - (pad if starts else 0)
-            if has_word and m.end() - line_start > room:
-                starts.append(m.start())
-                line_start = m.start()
+            if has_word and end - line_start > room:
+                starts.append(start)
+                line_start = start
             has_word = True
         pieces = para.divide(starts) if starts else [para]
         for i, piece in enumerate(pieces):
             piece.rstrip()
             lines.append(Text(" " * pad) + piece if i else piece)
     return lines
+
+
+def _words(plain: str, room: int) -> list[tuple[int, int]]:
+    """(start, end) of each unit wrapping keeps whole: a word, or an inline code span with what
+    follows it (`HUNT_VERDICT = "correct"`, `kata restore SLUG N`), so a command or an
+    assignment is never cut across two lines. A span longer than `room` is cut at its spaces."""
+    units = []
+    for m in re.finditer(r"`[^`\n]+`[^\s`]*|\S+", plain):
+        if m.group().startswith("`") and " " in m.group() and m.end() - m.start() > room:
+            units += [(m.start() + w.start(), m.start() + w.end()) for w in re.finditer(r"\S+", m.group())]
+        else:
+            units.append((m.start(), m.end()))
+    return units
 
 
 def say(message, *, indent: int | None = None, markup: bool = True, err: bool = False,

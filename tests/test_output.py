@@ -257,3 +257,18 @@ def test_history_keeps_names_dates_and_scores_whole_at_80_columns(cols80):
     assert " streaming-token-counter " in out and "finished" in out
     assert max(len(line) for line in out.splitlines()) <= 80
     assert len(out.splitlines()) == 3  # the header, its rule, one row: nothing wrapped
+
+
+def test_say_keeps_an_inline_command_on_one_line():
+    """A short code span (a command, an assignment) is wrapped as one unit; a span too long for a
+    line is still cut at its spaces, never inside a word."""
+    from rich.text import Text
+
+    from kata.output import wrap
+
+    message = 'Pin it in workspace/test_hunt_x.py, or if the code is correct write `HUNT_VERDICT = "correct"` there.'
+    lines = [line.plain for line in wrap(Text(message), 60)]
+    assert any('`HUNT_VERDICT = "correct"`' in line for line in lines), lines
+    long_span = "see `" + " ".join(["word"] * 30) + "` here"
+    lines = [line.plain for line in wrap(Text(long_span), 40)]
+    assert all(len(line) <= 40 for line in lines) and " ".join(lines).split() == long_span.split()
