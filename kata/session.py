@@ -529,28 +529,31 @@ class Hint:
     number: int = 0  # 1-based among those
     in_level: int = 0  # 1-based among its level's hints
     level_total: int = 0  # its level's hints
+    hunt: bool = False  # asked in a hunt, where the hints (written for solving the kata) read oddly
 
     def line(self) -> str:
         """What a learner reads: numbered within its level, so an exam's question and the same
         kata practised alone say the same ("Hint 2 of 3 for level 1: ...")."""
-        return f"Hint {self.in_level} of {self.level_total} for level {self.level}: {self.text}"
+        why = " (written for solving the kata: its rules hold for the code handed out)" if self.hunt else ""
+        return f"Hint {self.in_level} of {self.level_total} for level {self.level}{why}: {self.text}"
 
 
-def _hint(kata: Kata, mine: list[tuple[int, int, str]], n: int) -> Hint:
+def _hint(kata: Kata, mine: list[tuple[int, int, str]], n: int, hunt: bool = False) -> Hint:
     """The n-th (1-based) of the question's hints `mine`, numbered in the question and its level."""
     i, level, text = mine[n - 1]
     same = [j for j, lv, _ in mine if lv == level]
-    return Hint(kata, i, level, text, len(mine), n, same.index(i) + 1, len(same))
+    return Hint(kata, i, level, text, len(mine), n, same.index(i) + 1, len(same), hunt)
 
 
 def _question_hints(wb: Workbook, kata: Kata, session: Session | None,
-                    store: Store) -> tuple[list[tuple[int, int, str]], list[int], int | None]:
-    """(the hints of the question's levels as (index, level, text), the open levels, session id)."""
+                    store: Store) -> tuple[list[tuple[int, int, str]], list[int], int | None, bool]:
+    """(the hints of the question's levels as (index, level, text), the open levels, session id,
+    whether the question is a hunt)."""
     sid = session.id if session and kata.slug in session.katas else None
     v = view(wb, kata, session, store)
     covered = set(v.question.levels) if v.question is not None else {lv.number for lv in kata.levels}
     mine = [(i, level, text) for i, (level, text) in enumerate(kata.hints) if level in covered]
-    return mine, v.levels, sid
+    return mine, v.levels, sid, v.question is not None and v.question.is_hunt
 
 
 def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
@@ -558,12 +561,12 @@ def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
     None: every hint of the open levels is shown already."""
     store = open_store(wb)
     t = now()
-    mine, visible, sid = _question_hints(wb, kata, store.live_session(t), store)
+    mine, visible, sid, hunt = _question_hints(wb, kata, store.live_session(t), store)
     shown = set(store.revealed_hints(kata.slug, sid))
     for n, (i, level, _text) in enumerate(mine, start=1):
         if i not in shown and level in visible:  # no hint for a level not open yet
             store.reveal_hint(sid, kata.slug, i, t)
-            return _hint(kata, mine, n)
+            return _hint(kata, mine, n, hunt)
     return None
 
 
@@ -571,9 +574,9 @@ def revealed(wb: Workbook, kata: Kata) -> tuple[list[Hint], int]:
     """The hints shown so far, and how many of the question's hints are still closed (their
     level is not open yet)."""
     store = open_store(wb)
-    mine, _, sid = _question_hints(wb, kata, store.live_session(now()), store)
+    mine, _, sid, hunt = _question_hints(wb, kata, store.live_session(now()), store)
     shown = set(store.revealed_hints(kata.slug, sid))
-    hints = [_hint(kata, mine, n) for n, (i, _level, _text) in enumerate(mine, start=1) if i in shown]
+    hints = [_hint(kata, mine, n, hunt) for n, (i, _level, _text) in enumerate(mine, start=1) if i in shown]
     return hints, len(mine) - len(hints)
 
 

@@ -344,3 +344,9 @@ def test_one_submission_shows_one_time_in_the_review(isolated_state, monkeypatch
     kata("finish")
     (q,) = json.loads(kata("review", "--json").output)["questions"]
     assert q["last_submission_s"] == q["submitted_s"][-1] == 199.5
+
+
+def test_a_hint_in_a_hunt_says_what_it_was_written_for(isolated_state):
+    kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes")
+    out = kata("hint").output
+    assert "Hint 1 of" in out and "written for solving the kata: its rules hold for the code handed out" in out
