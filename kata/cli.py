@@ -531,7 +531,7 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
                                                "remaining_s": round(remaining), "deadline": s.deadline},
             "questions": [{"slug": r.slug, "file": str(r.file), "exists": r.exists,
                            "visible": r.visible, "hidden": r.hidden, "levels": r.levels,
-                           "levels_open": r.levels_open, "minutes": r.minutes} for r in rows],
+                           "levels_open": r.levels_open, "minutes": r.minutes, "pin": r.pin} for r in rows],
         })
         return
     if s is None:
@@ -545,7 +545,12 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         hid = f"hidden {r.hidden[0]:g}/{r.hidden[1]:g} pts" if r.hidden else "not submitted"
         lv = levels_label(r.levels, r.levels_open)
         missing = "" if r.exists else " [red](file missing)[/]"
-        say(f"  Q{i}. {r.slug:<24} {lv:<10} {vis:<14} {hid}{missing}", markup=True)
+        pin = ""
+        if r.pin is not None:
+            from kata.hunt import verdict_words
+
+            pin = f", pin: {verdict_words(r.pin)}"
+        say(f"  Q{i}. {r.slug:<24} {lv:<10} {vis:<14} {hid}{pin}{missing}", markup=True)
 
 
 @app.command()

@@ -770,6 +770,7 @@ class QuestionStatus:
     levels: list[int] = field(default_factory=list)
     levels_open: list[int] = field(default_factory=list)
     minutes: float = 0
+    pin: str | None = None  # a hunt: the counted submission's pin verdict ("not submitted" before one)
 
 
 def status(wb: Workbook) -> tuple[Session | None, float, list[QuestionStatus]]:
@@ -791,8 +792,11 @@ def status(wb: Workbook) -> tuple[Session | None, float, list[QuestionStatus]]:
         hidden = (best.points_earned, possible) if best else None
         path = wb.workspace_file(kata)
         passed = store.passed_levels(session.id, q.kata)
+        pin = None
+        if q.is_hunt:
+            pin = ((best.result.get("hunt") or {}).get("verdict") if best else None) or "not submitted"
         rows.append(QuestionStatus(q.kata, kata.title, path, path.is_file(), visible, hidden,
-                                   list(q.levels), open_levels(q, passed), q.minutes))
+                                   list(q.levels), open_levels(q, passed), q.minutes, pin))
     return session, session.remaining(t), rows
 
 

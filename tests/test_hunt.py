@@ -350,3 +350,12 @@ def test_a_hint_in_a_hunt_says_what_it_was_written_for(isolated_state):
     kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes")
     out = kata("hint").output
     assert "Hint 1 of" in out and "written for solving the kata: its rules hold for the code handed out" in out
+
+
+def test_status_says_where_a_hunts_pin_stands(isolated_state):
+    kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes")
+    assert "pin: not submitted" in kata("status").output
+    (isolated_state / "workspace" / "test_hunt_lru_kv_cache.py").write_text(PIN)
+    kata("submit", code=1)  # pinned, not yet fixed
+    assert "pin: pinned" in kata("status").output
+    assert json.loads(kata("status", "--json").output)["questions"][0]["pin"] == "pinned"
