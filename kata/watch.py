@@ -215,7 +215,7 @@ class Watch:
             self.last[kata.slug] = graded.result
             r = graded.result
             self.say(f"{kata.slug} saved: visible {r.passed}/{len(r.tests)} pass"
-                     + self.first_failure_line())
+                     + self.first_failure_line() + (f"; your pin {graded.pin_check}" if graded.pin_check else ""))
         return then
 
     def _submit(self, kata):
