@@ -17,13 +17,11 @@ from __future__ import annotations
 import heapq
 import importlib.util
 import random
-import resource
-import signal
 import sys
-import time
 from collections import defaultdict
-from contextlib import contextmanager
 from pathlib import Path
+
+from kata import checks
 
 # --- the oracle (levels 1 to 3) ------------------------------------------------
 
@@ -311,63 +309,13 @@ def reference():
 # --- timing --------------------------------------------------------------------------
 
 
-class TooSlow(BaseException):
-    """Raised inside the implementation when it runs past its CPU budget (BaseException, so a
-    bare `except Exception` in the implementation cannot swallow it)."""
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-@contextmanager
-def cpu_budget(seconds: float):
-    """Interrupt the body with TooSlow once it has used `seconds` of CPU time (SIGPROF, so the
-    wall-clock SIGALRM that pytest-timeout may use is left alone, and time spent waiting for
-    other processes on a busy machine does not count)."""
-    def on_prof(signum, frame):
-        raise TooSlow()
-
-    old = signal.signal(signal.SIGPROF, on_prof)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, old)
-
-
-def timed(fn):
-    """(result, CPU seconds) of fn()."""
-    start = _cpu()
-    result = fn()
-    return result, _cpu() - start
-
-
 def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5):
-    """Run the reference, then the implementation with a CPU budget of factor x the reference's
-    time (at least `floor` seconds). Returns (impl result, ref result) or raises AssertionError."""
-    ref_result, ref_time = timed(ref_fn)
-    budget = max(factor * ref_time, floor)
-    start = time.perf_counter()
-    cpu_start = _cpu()
-    try:
-        with cpu_budget(budget):
-            result = impl_fn()
-    except TooSlow:
-        raise AssertionError(
-            f"Called {call}. Still running after {budget:.2f} s of CPU time, expected it to finish "
-            f"within {factor:g}x the reference's {ref_time:.2f} s: is something linear per request "
-            f"(a list scan, a sort per event, a rescan of all requests)?"
-        ) from None
-    used = _cpu() - cpu_start
-    if used > budget:  # the implementation swallowed the signal somehow
-        raise AssertionError(
-            f"Called {call}. Took {used:.2f} s of CPU time ({time.perf_counter() - start:.2f} s wall), "
-            f"expected at most {budget:.2f} s ({factor:g}x the reference's {ref_time:.2f} s)."
-        )
-    return result, ref_result
+    """kata.checks.compare_speed, with the slow paths this kata's learners take as the hint.
+    Returns (impl result, ref result) or raises AssertionError."""
+    __tracebackhide__ = True
+    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor,
+                                hint="is something linear per request (a list scan, a sort per event, "
+                                     "a rescan of all requests)?")
 
 
 def expect_value_error(call: str, fn, word: str) -> None:
