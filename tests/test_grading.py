@@ -259,25 +259,8 @@ def test_the_grade_uses_the_code_snapshot_not_the_file_now(adder, tmp_path):
     assert result.status == PASS
 
 
-PLUGIN_SPY = '''
-import sys
-
-import pytest
-
-
-def _only_graders_plugins():
-    """No pytest plugin beyond the ones grading names (this environment has anyio's and
-    platformdirs', installed with watchfiles and kata: autoloaded by any plain pytest run)."""
-    names = {getattr(p, "__name__", "") for p in sys.modules["__kata_config__"].pluginmanager.get_plugins()}
-    return not any(n.startswith(("anyio", "platformdirs")) for n in names)
-
-
-def add(a, b):
-    import gc
-    configs = [o for o in gc.get_objects() if type(o).__name__ == "Config" and hasattr(o, "pluginmanager")]
-    sys.modules["__kata_config__"] = configs[0]
-    return a + b if _only_graders_plugins() else -1
-
+# the adder kata's other functions, correct: a spy module is its own add() plus these
+ADDER_REST = """
 
 def sub(a, b):
     return a - b
@@ -293,7 +276,19 @@ def neg(a):
 
 def div(a, b):
     return a / b
-'''
+"""
+
+PLUGIN_SPY = '''
+import gc
+
+
+def add(a, b):
+    """a + b only if no pytest plugin beyond the ones grading names is loaded (this environment
+    has anyio's and platformdirs', installed with watchfiles and kata: a plain pytest run loads them)."""
+    config = next(o for o in gc.get_objects() if type(o).__name__ == "Config" and hasattr(o, "pluginmanager"))
+    names = {getattr(p, "__name__", "") for p in config.pluginmanager.get_plugins()}
+    return -1 if any(n.startswith(("anyio", "platformdirs")) for n in names) else a + b
+''' + ADDER_REST
 
 
 @pytest.mark.parametrize("sandbox_switch", ["on", "off"])

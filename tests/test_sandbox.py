@@ -16,7 +16,7 @@ import pytest
 from kata import sandbox
 from kata.catalog import load_kata
 from kata.grading import PASS, grade
-from tests.test_grading import FAST, by_name, hostile
+from tests.test_grading import ADDER_REST, FAST, by_name, hostile
 
 needs_bwrap = pytest.mark.skipif(sandbox.status() is not None,
                                  reason=f"no working bubblewrap here ({sandbox.status()})")
@@ -90,22 +90,7 @@ def add(a, b):
     print("READABLE:", seen)
     return a + b if not seen else -1
 
-
-def sub(a, b):
-    return a - b
-
-
-def mul(a, b):
-    return a * b
-
-
-def neg(a):
-    return -a
-
-
-def div(a, b):
-    return a / b
-'''
+''' + ADDER_REST
 
 
 @needs_bwrap
@@ -185,22 +170,7 @@ def _tables_ok():
 def add(a, b):
     return a + b if _tables_ok() else -1
 
-
-def sub(a, b):
-    return a - b
-
-
-def mul(a, b):
-    return a * b
-
-
-def neg(a):
-    return -a
-
-
-def div(a, b):
-    return a / b
-'''
+''' + ADDER_REST
 
 
 @needs_bwrap
