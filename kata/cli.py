@@ -21,6 +21,7 @@ from typing import NoReturn
 import typer
 import typer.core
 
+from kata.usage import KataTyper
 
 
 class KataGroup(typer.core.TyperGroup):
@@ -70,7 +71,7 @@ def _click_exceptions():
     return exceptions
 
 
-app = typer.Typer(
+app = KataTyper(
     help="Timed, auto-graded coding katas for LLM-inference-infrastructure interviews.",
     cls=KataGroup,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -765,7 +766,7 @@ def confirm(question: str) -> bool:
 @app.command()
 @handled
 def review(
-    session_id: int | None = typer.Argument(None, metavar="[SESSION]", help="Session number (default: the last ended one)."),
+    session_id: int | None = typer.Argument(None, metavar="SESSION", help="Session number (default: the last ended one)."),
     all_: bool = typer.Option(False, "--all", help="Every hidden test, passed ones too."),
     failed: bool = typer.Option(False, "--failed", help="Every test you missed (default: the first 10 per question)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -1135,7 +1136,7 @@ def bundle(
 @full_only()
 @handled
 def regrade(
-    session_id: int | None = typer.Argument(None, metavar="[SESSION]",
+    session_id: int | None = typer.Argument(None, metavar="SESSION",
                                                help="The session to regrade (default: the last ended one)."),
     batch: Path | None = typer.Option(None, "--batch", metavar="GRADEBOOK",
                                          help="Regrade a grade-batch from its gradebook.json instead."),
@@ -1279,7 +1280,7 @@ def grade_batch(
             say(f"  {item['students_failed']:>3}  {item['test']}", markup=False)
 
 
-gradebook_app = typer.Typer(help="Work with gradebooks written by grade-batch.", no_args_is_help=True)
+gradebook_app = KataTyper(help="Work with gradebooks written by grade-batch.", no_args_is_help=True)
 if not IN_BUNDLE:
     app.add_typer(gradebook_app, name="gradebook")
 

@@ -294,3 +294,34 @@ def test_submit_outside_a_session_lists_what_failed_before_what_passed(wb, isola
              if ln.strip().startswith(("PASS", "FAIL"))]
     assert "FAIL" in lines and "PASS" in lines
     assert lines.index("PASS") > max(i for i, s in enumerate(lines) if s == "FAIL"), lines
+
+
+def _every_command(group, path=("kata",)):
+    import typer.core
+
+    for name, command in group.commands.items():
+        if isinstance(command, typer.core.TyperGroup):
+            yield from _every_command(command, path + (name,))
+        else:
+            yield " ".join(path + (name,)), command
+
+
+def test_every_usage_line_names_arguments_as_python_tools_do():
+    # `kata init DIRECTORY`, `kata review [SESSION]`, `kata gradebook merge FILES...`: capitals, a
+    # required argument bare, an optional one in brackets; never Typer's `{directory}`
+    import typer.main
+
+    seen = {}
+    for path, command in _every_command(typer.main.get_command(app)):
+        usage = " ".join(command.collect_usage_pieces(command.make_context(path, ["-h"], resilient_parsing=True)))
+        seen[path] = usage
+        assert "{" not in usage and "[[" not in usage, f"{path}: {usage}"
+        for piece in usage.split():
+            if piece != "[OPTIONS]":
+                assert piece.strip("[].") == piece.strip("[].").upper(), f"{path}: {usage}"
+    assert seen["kata init"] == "[OPTIONS] DIRECTORY"
+    assert seen["kata review"] == "[OPTIONS] [SESSION]"
+    assert seen["kata runner"] == "[OPTIONS] SLUG INPUT_DIR OUTPUT_DIR"
+    assert seen["kata gradebook merge"] == "[OPTIONS] FILES..."
+    assert seen["kata engine plan"] == "[OPTIONS] PATH"
+    assert " init [OPTIONS] DIRECTORY\n" in kata("init", "-h").output

@@ -20,8 +20,9 @@ import typer
 
 from kata.engine.cli_support import _choice, _console, _fail, _load_plugin, _positive  # noqa: F401
 from kata.engine.report import WASTE_NOTE, _fmt, _metrics_table, _print_chart, kv_chart  # noqa: F401
+from kata.usage import KataTyper
 
-engine_app = typer.Typer(
+engine_app = KataTyper(
     help="Run the reference inference engine (paged KV cache, continuous batching) on a trace.",
     no_args_is_help=True, add_completion=False)
 
