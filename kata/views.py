@@ -279,6 +279,8 @@ def progress_lines(rows) -> None:
 
     width = max((len(r.kata.slug) for r in rows), default=10)
     plain = plain_text_wanted()
+    if rows:
+        say("Best score per kata on its hidden suite:", markup=False)
     for r in rows:
         possible = r.kata.points or 1
         filled = round(20 * r.best / possible)
@@ -316,7 +318,7 @@ def assessment_lines(series) -> None:
     if not series:
         return
     out = console()
-    out.print("Mock assessments, best score per exam:", markup=False, highlight=False)
+    out.print("\nMock assessments, best score per exam:", markup=False, highlight=False)
     for row in series:
         table = Table(show_edge=False)
         table.add_column("", no_wrap=True)
