@@ -438,10 +438,15 @@ def test_time_large_window(impl):
     def make_impl():
         return impl.UsageMonitor(window_s=1e6, max_lateness_s=10)
 
-    # one reference run: a slow one only widens the bound, so it can never fail a correct solution
+    # a slow reference run only widens the bound; a slow run of the code under test is measured
+    # once more, beside a fresh reference run, before it fails (the machine may have been busy)
     expected, ref_time = _time_monitor(make_ref, chunks)
     limit = 10 * ref_time + 0.05
     got, elapsed = _time_monitor(make_impl, chunks, deadline=limit)
+    if elapsed > limit:
+        expected, ref_time = _time_monitor(make_ref, chunks)
+        limit = 10 * ref_time + 0.05
+        got, elapsed = _time_monitor(make_impl, chunks, deadline=limit)
     assert elapsed <= limit, (
         f"Fed {OPEN:,} requests left open, then {REQUESTS:,} requests all in the window ({len(data):,} bytes). It took {elapsed:.2f}s (stopped), expected at most "
         f"10x the reference's {ref_time:.2f}s (per-event work must not grow with the window or the open requests).")
