@@ -4,9 +4,10 @@
   traced from the first feed to the return of finish() and checked after every chunk, so a counter
   that buffers fails as soon as it crosses the bound. The 5 MB token is what any buffer of bytes or
   text crosses (kept whole, as bytes or as a str, it is a quarter over the bound, and no token ever
-  ends to empty a buffer cut at token boundaries). The two 1 MB streams (2-byte Latin letters; 4-byte
-  characters) carry hundreds of thousands of short tokens, so a list of tokens is several times the
-  bound; each size is the smallest that keeps its margin, as every megabyte costs the verdict's time.
+  ends to empty a buffer cut at token boundaries). The 1.3 MB stream (2-byte Latin letters) and the
+  1 MiB one (4-byte characters) carry hundreds of thousands of short tokens, so a list of tokens is
+  several times the bound; each size is the smallest that keeps its margin, as every megabyte costs
+  the verdict's time.
   The 32 KiB stream is fed one byte at a time.
 * time: linear. The implementation is timed against a baseline measured in the same process on
   the same chunks: the slower of the reference solution and the grader's own plain per-character
@@ -92,7 +93,7 @@ def feed_measuring_peak(counter, chunks, what: str) -> int:
 
 @pytest.mark.level(1)
 @pytest.mark.points(2)
-@pytest.mark.edge("a 1 MB stream in chunks from 1 byte to 64 KiB: exact count, traced peak below 4 MiB")
+@pytest.mark.edge("a 1.3 MB stream in chunks from 1 byte to 64 KiB: exact count, traced peak below 4 MiB")
 def test_megabyte_stream_traced(impl):
     # mostly 2-byte Latin letters: under tracemalloc the cheapest bytes for a per-character loop;
     # 378 050 tokens, so a list of them is over 20 MB
