@@ -550,10 +550,14 @@ class Workbook:
 
 
 def did_you_mean(name: str, choices: list[str]) -> str:
-    """' Did you mean 'x'?' for the closest of `choices`, or '' when none is close."""
+    """' Did you mean 'x'?' for the closest of `choices` (or the only one that starts with
+    `name`: 'streaming' -> 'streaming-token-counter'), or '' when none is close."""
     import difflib
 
     close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    starting = [c for c in choices if name and c.startswith(name)]
+    if not close and len(starting) == 1:
+        close = starting
     return f" Did you mean '{close[0]}'?" if close else ""
 
 

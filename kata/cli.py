@@ -441,7 +441,7 @@ def show(
 def start(
     target: str | None = typer.Argument(None, help="An exam name or a kata slug (default: the default exam).",
                                            autocompletion=complete_target),
-    abandon: bool = typer.Option(False, "--abandon", help="Abandon the live session, if any."),
+    abandon: bool = typer.Option(False, "--abandon", help="Abandon the live session, if any, and start this one (without a target: the default exam)."),
     minutes: float | None = typer.Option(None, "--minutes", help="Override the timer (decimals allowed, e.g. 0.5)."),
     reveal: str | None = typer.Option(None, "--reveal", help="all: show every level at once (for study); progressive: one level at a time."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
@@ -664,6 +664,8 @@ def _print_submitted(graded, level_table, test_lines) -> None:
                 f"{h['reason']}", markup=False)
         if g.session is None:
             test_lines(g.result, reveal=True)
+            say(f"Practice (no live session): every hidden test is shown; the code is kept as a "
+                f"snapshot (`kata snapshots {g.kata.slug}`) and counts for no session.")
             continue
         say(f"Recorded for session {g.session.id}{_question_share(g)}. Details open after the "
             "session (`kata finish`, then `kata review`).")
@@ -721,7 +723,11 @@ def hint(slug: str | None = typer.Argument(None, help="The kata (default: the li
         for old in shown:
             say(f"  {old.line()}")
         return
-    say(h.line())
+    live = session.live_session(wb)
+    if live is not None and kata.slug not in live.katas:  # under the session's header: say whose
+        say(f"{kata.slug} (not a question of session {live.id}): {h.line()}")
+    else:
+        say(h.line())
 
 
 @app.command()
@@ -755,9 +761,17 @@ def finish(yes: bool = typer.Option(False, "--yes", "-y", help="End it without a
 
 
 def confirm(question: str) -> bool:
-    """Ask a yes/no question on the terminal; only y or yes (any case) is yes: [y/N]."""
+    """Ask a yes/no question on the terminal; only y or yes (any case) is yes: [y/N]. The
+    question wraps at spaces like prose; the answer goes after its last line."""
+    from rich.text import Text
+
+    from kata.output import console, prose_width, wrap
+
+    lines = [line.plain for line in wrap(Text(f"{question} [y/N]"), prose_width(console()) - 1)]
+    for line in lines[:-1]:
+        typer.echo(line)
     try:
-        answer = input(f"{question} [y/N] ")
+        answer = input(f"{lines[-1]} ")
     except EOFError:
         return False
     return answer.strip().lower() in ("y", "yes")
@@ -806,7 +820,7 @@ def review(
 
 def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
     s = rev.session
-    say(f"[bold]Review of session {s.id}[/] ({s.name}, {s.status}): "
+    say(f"[bold]Review of session {s.id}[/] ({s.name}, {s.status.replace('_', ' ')}): "
         f"[bold]{rev.points_earned:g}/{rev.points_possible:g}[/] points", markup=True)
     for i, q in enumerate(rev.questions, start=1):
         con.rule(f"Q{i}. {q.title} ({q.slug})")
@@ -939,7 +953,7 @@ def doctor() -> None:
     from kata.sandbox import status_line
 
     wb = workbook(settle=False)
-    typer.echo(status_line().capitalize() + ".")
+    say(status_line().capitalize() + ".", markup=False)
     path = wb.kata_dir / "kata.db"
     r = repair(path, now())
     if r.healthy:
@@ -1244,7 +1258,7 @@ def grade_batch(
     k, n = parse_shard(shard)
     submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
     students = discover(wb, submissions)  # a mistake in the arguments is the one line printed
-    typer.echo(sandbox.status_line().capitalize() + ".", err=True)
+    say(sandbox.status_line().capitalize() + ".", markup=False, err=True)
     total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
     results: list = []  # (student, slug, SuiteResult), for --junit-xml
     try:

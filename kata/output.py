@@ -204,12 +204,26 @@ def paged():
         yield
     finally:  # what was printed before an error is still shown
         captured.__exit__(None, None, None)
-        page(captured.get(), con.size.height)
+        page(captured.get(), con.size.height, con.size.width)
 
 
-def page(text: str, height: int) -> None:
-    """Show `text` through the pager if it is taller than `height` rows, else print it."""
-    found = pager_command(os.environ) if text.count("\n") >= height - 1 else None
+def screen_rows(text: str, width: int) -> int:
+    """The rows `text` takes on a screen `width` cells wide: a line longer than the screen (a
+    failure report's source line, say) wraps onto several.
+
+    Example: screen_rows("ab\ncdefg\n", 4) -> 3"""
+    from rich.cells import cell_len
+
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return sum(max(1, -(-cell_len(strip_ansi(line)) // max(1, width))) for line in lines)
+
+
+def page(text: str, height: int, width: int = 1 << 30) -> None:
+    """Show `text` through the pager if it takes more rows than the screen's `height` (lines
+    wider than `width` count once per row they wrap onto), else print it."""
+    found = pager_command(os.environ) if screen_rows(text, width) >= height - 1 else None
     if found is not None:
         argv, env, colour = found
         try:

@@ -290,9 +290,10 @@ def test_submit_outside_a_session_lists_what_failed_before_what_passed(wb, isola
     kata("finish", "--yes")
     target = workspace_file(isolated_state)
     target.write_text((wb / "solutions" / "adder.py").read_text().replace("return a - b", "return b - a"))
-    lines = [ln.split()[0] for ln in kata("submit", "adder", code=1).output.splitlines()
-             if ln.strip().startswith(("PASS", "FAIL"))]
+    out = kata("submit", "adder", code=1).output
+    lines = [ln.split()[0] for ln in out.splitlines() if ln.strip().startswith(("PASS", "FAIL"))]
     assert "FAIL" in lines and "PASS" in lines
+    assert out.rstrip().endswith("kept as a snapshot (`kata snapshots adder`) and counts for no session.")
     assert lines.index("PASS") > max(i for i, s in enumerate(lines) if s == "FAIL"), lines
 
 

@@ -100,6 +100,21 @@ def test_a_tall_output_goes_to_the_users_pager_only_on_a_terminal(fixture_workbo
     assert code == 0 and seen.read_text().startswith("Usage: kata")  # the help, 45 lines
 
 
+def test_the_pager_counts_the_rows_long_lines_wrap_onto(monkeypatch):
+    # a failure report's 200-character source line takes three rows at 80 columns: ten such
+    # lines fill a 30-row screen although they are ten lines
+    from kata import output
+
+    shown = []
+    monkeypatch.setattr(output, "pager_command", lambda environ: shown.append("pager") or None)
+    assert output.screen_rows("ab\ncdefg\n", 4) == 3
+    assert output.screen_rows("\x1b[1m" + "x" * 80 + "\x1b[0m\n", 80) == 1  # escape codes take no room
+    output.page(("y" * 200 + "\n") * 10, 30, 80)
+    assert shown == ["pager"]
+    output.page(("y" * 200 + "\n") * 10, 30, 1000)
+    assert shown == ["pager"]  # on a wide screen the same ten lines fit: printed
+
+
 def test_what_was_printed_before_an_error_is_still_shown(monkeypatch):
     import io
 
@@ -179,6 +194,22 @@ def test_finish_on_a_terminal_asks_and_yes_skips_the_question(fixture_workbook):
     assert code == 0 and "finished" in raw and "[y/N]" not in raw
 
 
+def test_a_long_question_wraps_at_spaces_and_the_answer_follows_its_last_line(monkeypatch, capsys):
+    from kata import cli
+
+    monkeypatch.setenv("COLUMNS", "80")
+    output.reset()
+    asked = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "y")
+    question = "End session 1 (streaming-token-counter) with 33:59 left? It cannot be resumed."
+    assert cli.confirm(question) is True
+    shown = capsys.readouterr().out.splitlines() + asked
+    assert all(len(line) <= 80 for line in shown), shown
+    assert " ".join(" ".join(shown).split()) == question + " [y/N]"
+    assert len(shown) == 2 and asked == ["[y/N] "]  # 86 characters at 80 columns: two lines
+    output.reset()
+
+
 # --- 4. a deleted workspace file points to kata restore ------------------------------------
 
 
@@ -226,6 +257,14 @@ def test_usage_errors_are_one_error_line_on_stderr(fixture_workbook, args, text)
 def test_a_mistyped_name_suggests_instead_of_printing_the_catalogue():
     result = kata("start", "token-batchr", code=2)
     assert "Did you mean 'token-batcher'?" in result.stderr and "lru-kv-cache" not in result.stderr
+
+
+def test_the_start_of_a_name_suggests_the_only_kata_it_begins():
+    from kata.catalog import did_you_mean
+
+    assert did_you_mean("streaming", ["lru-kv-cache", "streaming-token-counter"]) == \
+        " Did you mean 'streaming-token-counter'?"
+    assert did_you_mean("token", ["token-batcher", "token-cost-ledger"]) == ""  # two begin so: neither
 
 
 def test_kata_alone_shows_the_help_on_stdout_and_succeeds():

@@ -359,3 +359,10 @@ def test_status_says_where_a_hunts_pin_stands(isolated_state):
     kata("submit", code=1)  # pinned, not yet fixed
     assert "pin: pinned" in kata("status").output
     assert json.loads(kata("status", "--json").output)["questions"][0]["pin"] == "pinned"
+
+
+def test_a_hint_for_a_kata_outside_the_session_names_it(isolated_state):
+    kata("start", "lru-kv-cache", "--yes")
+    out = kata("hint", "token-batcher").output
+    assert "token-batcher (not a question of session 1): Hint 1 of" in out
+    assert any(line.startswith("Hint 1 of") for line in kata("hint").output.splitlines())  # its own: as before
