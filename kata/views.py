@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 
 from rich.console import Console
 from rich.markup import escape
@@ -83,7 +84,7 @@ def _test_line(t, edge: bool, message: bool, detail_lines: int | None) -> None:
     if t.status == PASS:
         return
     if message and t.message:
-        say(f"      {t.message}", markup=False, style="dim" if detail_lines == 0 else None)
+        say(_indent(t.message, 6), markup=False, style="dim" if detail_lines == 0 else None)
     if detail_lines != 0 and t.detail:
         lines = [ln for ln in t.detail.strip().splitlines() if not _PYTEST_NOISE.match(ln)]
         if detail_lines is not None and len(lines) > detail_lines:
@@ -96,6 +97,9 @@ def _test_line(t, edge: bool, message: bool, detail_lines: int | None) -> None:
 _PYTEST_NOISE = re.compile(r"^\s*(E\s+)?\.*\s*Use -v to get (more|the full) diff\s*$")
 
 
+SHARED_FAILURE = 3  # tests with one message: shown as one line in a summary
+
+
 def failures(result: SuiteResult, mode: str, first: int, command: str, *, edge: bool,
              detail_lines: int | None) -> None:
     """The tests that did not pass: the first `first` of them (mode "summary") or all ("failed"),
@@ -104,20 +108,37 @@ def failures(result: SuiteResult, mode: str, first: int, command: str, *, edge: 
     from kata.output import say
 
     failing = [t for t in result.tests if t.status != PASS]
-    if len(failing) == len(result.tests) > 1 and len({t.message for t in failing}) == 1:
+    if len(failing) == len(result.tests) > 1 and len({_first_line(t.message) for t in failing}) == 1:
         say(f"  every test fails the same way: {failing[0].message or ''}", markup=False)
         if detail_lines != 0 and failing[0].detail and failing[0].status == FAIL:
             # the code ran and failed: one traceback shows where (an error in setup, such as a
             # syntax error at import, has nothing to add to its message)
             _test_line(failing[0], edge=False, message=False, detail_lines=detail_lines)
         return
-    shown = failing if mode == "failed" else failing[:first]
+    # Failures many tests share (the NotImplementedError of a part not written yet) come after
+    # the ones that say something of their own, and in the summary they take one line.
+    counts = Counter(_first_line(t.message) for t in failing)
+    common = {m for m, n in counts.items() if m and n >= SHARED_FAILURE}
+    own = [t for t in failing if _first_line(t.message) not in common]
+    if mode == "failed":
+        shown = own + [t for t in failing if _first_line(t.message) in common]
+    else:
+        shown = own[:first]
     for t in shown:
         _test_line(t, edge=edge, message=True,
                    detail_lines=detail_lines if mode == "summary" else (None if detail_lines != 0 else 0))
-    if len(failing) > len(shown):
-        say(f"  {len(failing) - len(shown)} more: `{command} --failed` shows them all, "
+    if mode != "failed":
+        for m in sorted(common, key=lambda m: -counts[m]):
+            say(f"  {counts[m]} tests fail the same way: {m}", markup=False)
+    if len(own) > len(shown):
+        say(f"  {len(own) - len(shown)} more: `{command} --failed` shows them all, "
             "`--all` every test.", markup=False)
+    elif common and mode != "failed":
+        say(f"  `{command} --failed` shows each of them, `--all` every test.", markup=False)
+
+
+def _first_line(message: str | None) -> str:
+    return message.strip().splitlines()[0] if message and message.strip() else ""
 
 
 def _indent(text: str, n: int) -> str:

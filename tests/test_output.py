@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -193,18 +194,26 @@ def test_engine_tables_never_split_a_number(cols80):
 
 
 def test_review_lists_the_first_misses_then_all_with_failed(cols80, isolated_state):
-    kata("start", "lru-kv-cache", "--yes", "--reveal", "all")
-    kata("submit", code=1)  # the stub
-    kata("finish")
-    summary = kata("review").output
-    assert summary.count("\n  FAIL ") + summary.count("\n  ERROR ") <= 10
-    assert "more: `kata review --failed` shows them all" in summary
-    failed = kata("review", "--failed").output
     from kata.catalog import Workbook
     from kata.grading import grade
 
-    misses = sum(t.status != "pass" for t in grade(Workbook.find().kata("lru-kv-cache"),
-                                                   Workbook.find().kata("lru-kv-cache").stub).tests)
+    kata("start", "lru-kv-cache", "--yes", "--reveal", "all")
+    lru = Workbook.find().kata("lru-kv-cache")
+    work = isolated_state / "workspace" / "lru_kv_cache.py"
+    # evicts at equality, and level 3's get_or_put is not written: dozens of misses, each of its
+    # own, and 18 that share one NotImplementedError
+    text = lru.solution.read_text().replace("while self._used > self._capacity", "while self._used >= self._capacity")
+    head, _, _ = text.partition("    def get_or_put(")
+    work.write_text(head + "    def get_or_put(self, key, factory):\n        raise NotImplementedError\n")
+    kata("submit", code=1)
+    kata("finish")
+    summary = kata("review").output
+    assert summary.count("\n  FAIL ") + summary.count("\n  ERROR ") == 10
+    assert "more: `kata review --failed` shows them all" in summary
+    assert re.search(r"\n  \d+ tests fail the same way: NotImplementedError\n", summary), summary
+    assert summary.index("fail the same way") > summary.rindex("\n  FAIL ")  # after the ones of their own
+    failed = kata("review", "--failed").output
+    misses = sum(t.status != "pass" for t in grade(lru, work).tests)
     assert failed.count("\n  FAIL ") + failed.count("\n  ERROR ") == misses and "PASS" not in failed
     everything = kata("review", "--all").output
     assert len(everything.splitlines()) > len(failed.splitlines()) // 2
@@ -273,3 +282,14 @@ def test_say_keeps_an_inline_command_on_one_line():
     long_span = "see `" + " ".join(["word"] * 30) + "` here"
     lines = [line.plain for line in wrap(Text(long_span), 40)]
     assert all(len(line) <= 40 for line in lines) and " ".join(lines).split() == long_span.split()
+
+
+def test_every_line_of_a_several_line_message_sits_under_its_first(cols80, capsys):
+    from kata.results import TestResult
+
+    t = TestResult("t.py::test_raises", "fail", message="Regex pattern did not match.\n"
+                   "Expected regex: 'chunk'\nActual message: \"can't concat str to bytes\"", task_id=1)
+    views._test_line(t, edge=False, message=True, detail_lines=0)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:] == ["      Regex pattern did not match.", "      Expected regex: 'chunk'",
+                         "      Actual message: \"can't concat str to bytes\""]
