@@ -84,7 +84,8 @@ def _test_line(t, edge: bool, message: bool, detail_lines: int | None) -> None:
     if t.status == PASS:
         return
     if message and t.message:
-        say(_indent(t.message, 6), markup=False, style="dim" if detail_lines == 0 else None)
+        shown = "\n".join(ln for ln in t.message.splitlines() if not _PYTEST_NOISE.match(ln))
+        say(_indent(shown, 6), markup=False, style="dim" if detail_lines == 0 else None)
     if detail_lines != 0 and t.detail:
         lines = [ln for ln in t.detail.strip().splitlines() if not _PYTEST_NOISE.match(ln)]
         if detail_lines is not None and len(lines) > detail_lines:

@@ -293,3 +293,6 @@ def test_every_line_of_a_several_line_message_sits_under_its_first(cols80, capsy
     lines = capsys.readouterr().out.splitlines()
     assert lines[1:] == ["      Regex pattern did not match.", "      Expected regex: 'chunk'",
                          "      Actual message: \"can't concat str to bytes\""]
+    t.message = "assert ['b', 'a'] == ['b']\n\n  Left contains one more item: 'a'\n  Use -v to get more diff"
+    views._test_line(t, edge=False, message=True, detail_lines=0)
+    assert "Use -v" not in capsys.readouterr().out  # pytest's advice: the learner runs kata
