@@ -350,8 +350,9 @@ def _specific(kata: Kata, bug_name: str, max_level: int, test_code: str) -> Pin 
 
 def _first_line(message: str) -> str:
     """A failure's first line, for a one-line reason (pytest's diff and advice dropped)."""
-    line = next((ln.strip() for ln in message.splitlines() if ln.strip()), "")
-    return line[:160]
+    from kata.results import first_line
+
+    return first_line(message)[:160]
 
 
 def _run_pin(kata: Kata, test_code: str, codes: list[str]) -> list[str | None] | Pin:

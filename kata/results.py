@@ -147,6 +147,12 @@ def apply_report(t: TestResult, ev: dict) -> None:
         t.status, t.message, t.detail = ERROR, ev.get("message"), ev.get("detail")
 
 
+def first_line(message: str | None) -> str:
+    """A failure message's first non-blank line, stripped ('' for none): what a one-line reason
+    shows, and what tells apart failures that share a cause."""
+    return next((ln.strip() for ln in (message or "").splitlines() if ln.strip()), "")
+
+
 def common_message(results: list[TestResult]) -> str | None:
     messages = {t.message for t in results}
     return messages.pop() if len(messages) == 1 else None

@@ -18,7 +18,7 @@ def argument_usage(name: str, required: bool, nargs: int) -> str:
 
     Example: argument_usage("input_dir", True, 1) -> "INPUT_DIR"; ("session", False, 1) -> "[SESSION]"
     """
-    shown = name.strip("[]{}").upper()
+    shown = name.upper()
     if nargs != 1:
         shown += "..."
     return shown if required else f"[{shown}]"

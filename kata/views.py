@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kata.grading import ERROR, FAIL, PASS, SuiteResult
+from kata.results import first_line
 
 STATUS_STYLE = {PASS: "green", FAIL: "red", ERROR: "yellow"}
 
@@ -109,7 +110,7 @@ def failures(result: SuiteResult, mode: str, first: int, command: str, *, edge: 
     from kata.output import say
 
     failing = [t for t in result.tests if t.status != PASS]
-    if len(failing) == len(result.tests) > 1 and len({_first_line(t.message) for t in failing}) == 1:
+    if len(failing) == len(result.tests) > 1 and len({first_line(t.message) for t in failing}) == 1:
         say(f"  every test fails the same way: {failing[0].message or ''}", markup=False)
         if detail_lines != 0 and failing[0].detail and failing[0].status == FAIL:
             # the code ran and failed: one traceback shows where (an error in setup, such as a
@@ -118,11 +119,11 @@ def failures(result: SuiteResult, mode: str, first: int, command: str, *, edge: 
         return
     # Failures many tests share (the NotImplementedError of a part not written yet) come after
     # the ones that say something of their own, and in the summary they take one line.
-    counts = Counter(_first_line(t.message) for t in failing)
+    counts = Counter(first_line(t.message) for t in failing)
     common = {m for m, n in counts.items() if m and n >= SHARED_FAILURE}
-    own = [t for t in failing if _first_line(t.message) not in common]
+    own = [t for t in failing if first_line(t.message) not in common]
     if mode == "failed":
-        shown = own + [t for t in failing if _first_line(t.message) in common]
+        shown = own + [t for t in failing if first_line(t.message) in common]
     else:
         shown = own[:first]
     for t in shown:
@@ -136,10 +137,6 @@ def failures(result: SuiteResult, mode: str, first: int, command: str, *, edge: 
             "`--all` every test.", markup=False)
     elif common and mode != "failed":
         say(f"  `{command} --failed` shows each of them, `--all` every test.", markup=False)
-
-
-def _first_line(message: str | None) -> str:
-    return message.strip().splitlines()[0] if message and message.strip() else ""
 
 
 def _indent(text: str, n: int) -> str:
