@@ -5,7 +5,6 @@ and every results.json checked against the v3 fields (docs/FORMATS.md)."""
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 
 import pytest
 from typer.testing import CliRunner
@@ -32,8 +31,11 @@ def check_v3(results: dict) -> None:
         assert isinstance(t["name"], str) and "::" not in t["name"] and not t["name"].startswith("test_")
         assert t["status"] in STATUSES
         assert (t["message"] is None) == (t["status"] == "pass"), t
-        assert t["output"] is None or len(t["output"]) <= 500 + 80
-        assert isinstance(t["test_code"], str) and t["test_code"].startswith("def test")
+        assert t["output"] is None or len(t["output"]) <= 500, "at most 500 characters, the notice included"
+        # the test's body, dedented: no decorator, no `def` line
+        code = t["test_code"]
+        assert isinstance(code, str) and code and code == code.strip("\n"), t
+        assert not code.startswith(("def ", "@", " ")), t
         assert isinstance(t["task_id"], int) and t["task_id"] >= 1
     if results["status"] == "pass":
         assert all(t["status"] == "pass" for t in results["tests"])
@@ -55,8 +57,24 @@ def test_runner_writes_the_golden_results_json_and_exits_0(case, fixture_workboo
 def test_runner_output_is_capped_at_500_characters_with_a_notice(fixture_workbook, tmp_path):
     CliRunner().invoke(app, ["runner", "adder", str(CASES / "fail" / "input"), str(tmp_path)])
     (sub,) = [t for t in json.loads((tmp_path / "results.json").read_text())["tests"] if t["name"] == "Sub"]
-    assert sub["output"].startswith("sub called; ") and "truncated" in sub["output"]
-    assert len(sub["output"].split("\n[")[0]) == 500
+    assert sub["output"].startswith("sub called; ") and sub["output"].endswith("[output truncated to 500 characters]")
+    assert len(sub["output"]) == 500  # the notice included: Exercism keeps no more
+
+
+def test_test_code_is_the_body_of_the_test_function(tmp_path):
+    """As Exercism's interface and its Python runner's golden files: the body, dedented, without
+    decorators or the `def` line (a signature over several lines, a one-line test, a method)."""
+    from kata.formats import locate
+
+    (tmp_path / "test_x.py").write_text(
+        "import pytest\n\n\n@pytest.mark.level(1)\ndef test_long(\n    impl,\n) -> None:\n"
+        "    # opens with a comment\n\n    x = impl.f(1)\n    assert x\n\n\n"
+        "def test_one(impl): assert impl.f(2)\n\n\nclass TestK:\n    @staticmethod\n"
+        "    def test_m():\n        if True:\n            pass\n")
+    assert locate(tmp_path, "test_x.py::test_long") == (
+        "test_x.py", 5, "# opens with a comment\n\nx = impl.f(1)\nassert x")
+    assert locate(tmp_path, "test_x.py::test_one[1-2]")[1:] == (14, "assert impl.f(2)")
+    assert locate(tmp_path, "test_x.py::TestK::test_m")[2] == "if True:\n    pass"
 
 
 def test_a_missing_solution_file_is_an_error_result_and_a_bad_slug_a_usage_error(fixture_workbook, tmp_path):
@@ -69,28 +87,3 @@ def test_a_missing_solution_file_is_an_error_result_and_a_bad_slug_a_usage_error
     assert got["status"] == "error" and "adder.py" in got["message"]
     bad = CliRunner().invoke(app, ["runner", "addr", str(empty), str(tmp_path / "out")])
     assert bad.exit_code == 2 and "unknown kata 'addr'" in bad.output and "Did you mean 'adder'" in bad.output
-
-
-def test_junit_xml_has_a_suite_per_kata_with_file_and_line(fixture_workbook, isolated_state, tmp_path):
-    import shutil
-
-    runner = CliRunner()
-    assert runner.invoke(app, ["start", "adder", "--yes", "--reveal", "all"]).exit_code == 0
-    shutil.copy(CASES / "fail" / "input" / "adder.py", isolated_state / "workspace" / "adder.py")
-    runner.invoke(app, ["check", "--junit-xml", str(tmp_path / "check.xml")])
-    suite = ET.parse(tmp_path / "check.xml").getroot().find("testsuite")
-    assert suite.get("name") == "adder"
-    cases = suite.findall("testcase")
-    assert cases and all(c.get("file") == "katas/adder/test_visible.py" and int(c.get("line")) > 0 for c in cases)
-    # during the session a submit's JUnit shows levels and pass/fail only, no hidden names
-    runner.invoke(app, ["submit", "--junit-xml", str(tmp_path / "submit.xml")])
-    text = (tmp_path / "submit.xml").read_text()
-    assert "test_sub" not in text and "subtracts" not in text and "Called" not in text
-    assert ET.parse(tmp_path / "submit.xml").getroot().find("testsuite").get("failures") == "2"
-    # after it, the full report
-    runner.invoke(app, ["finish", "--yes"] if "--yes" in runner.invoke(app, ["finish", "--help"]).output
-                  else ["finish"])
-    runner.invoke(app, ["submit", "adder", "--junit-xml", str(tmp_path / "after.xml")])
-    after = ET.parse(tmp_path / "after.xml").getroot().find("testsuite")
-    sub = [c for c in after.findall("testcase") if c.get("name") == "test_sub"]
-    assert sub and sub[0].get("file") == "graders/adder/test_adder.py" and sub[0].find("failure") is not None
