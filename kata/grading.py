@@ -13,8 +13,8 @@ child starts, restarts included. The child runs in the sandbox where bubblewrap 
 its own process group with memory, CPU and per-test time limits, with an empty environment plus an
 allowlist (kata/child.py). The run supervisor (kata/supervisor.py) reads the signed event stream
 over a pipe and decides: one verdict per test when the learner's module hangs, crashes or exits at
-import; a fresh child for the tests with no result when one dies; a short per-test bound after two
-timeouts in a row; and when the budget runs out, one rescue run for the tests not yet run. Every
+import; a fresh child for the tests with no result when one dies; a short per-test bound once two
+tests have timed out; and when the budget runs out, one rescue run for the tests not yet run. Every
 test with no result is an error, never a pass; an unexpected or unsigned event, a canary that
 passed, or a changed private copy make the run tampered (0 points).
 
@@ -37,11 +37,12 @@ from pathlib import Path
 from kata import sandbox
 from kata.catalog import Kata
 from kata.child import Child, child_guard
+from kata.formats import write_junit
 from kata.manifest import (  # noqa: F401 - the harness's public names live here too
     MANIFEST, IntegrityError, compute_manifest, copy_changes, private_copy, temp_folder,
     verify_manifest, write_manifest)
 from kata.results import (  # noqa: F401 - the harness's public names live here too
-    ERROR, FAIL, PASS, LevelScore, Limits, SuiteResult, TestResult, write_junit)
+    ERROR, FAIL, PASS, LevelScore, Limits, SuiteResult, TestResult)
 from kata.supervisor import RunSupervisor, watchdog
 
 log = logging.getLogger("kata.harness")
@@ -68,12 +69,12 @@ def run_tests(
     module_name: str | None,
     root: Path,
     limits: Limits = Limits(),
-    junit_xml: Path | None = None,
     sweep: list[Path] | None = None,
     canaries: bool = True,
     levels: list[int] | None = None,
     on_progress=None,
     check_copy=None,
+    redact: bool = False,
 ) -> SuiteResult:
     """Run the tests under `paths` on `impl` (None: the reference) and return every test's result.
 
@@ -85,9 +86,10 @@ def run_tests(
     as each test finishes; done counts the suite's own tests only (never the canaries), so it
     never exceeds total. `check_copy()`: None, or
     why the private copy can no longer be trusted; asked before every child starts and at the end.
+    `redact`: the harness's log lines and messages name no test ('hidden test N' instead).
     """
     with child_guard():
-        sup = RunSupervisor(limits, on_progress)
+        sup = RunSupervisor(limits, on_progress, redact)
         _supervise(sup, [str(p) for p in paths], impl, module_name, root, sweep,
                    canaries and not sweep, levels, check_copy)
         if check_copy is not None and not sup.tampered:
@@ -95,12 +97,10 @@ def run_tests(
             if changed:
                 sup.distrust(f"the hidden suite's private copy was changed while your code ran ({changed})")
         result = sup.result()
-    if junit_xml is not None:
-        write_junit(result, junit_xml)
     return result
 
 
-def _command(targets, impl, module_name, root, ini, sweep, levels, per_test) -> list[str]:
+def _command(targets, impl, module_name, root, ini, sweep, levels, per_test, strike, timed_out) -> list[str]:
     # only the plugins grading needs (PYTEST_DISABLE_PLUGIN_AUTOLOAD in _env): a pytest plugin
     # installed beside kata cannot change a verdict, and the child starts 0.06-0.1 s sooner
     cmd = [sys.executable, "-m", "pytest", *targets, "-c", str(ini), "--rootdir", str(root),
@@ -116,7 +116,7 @@ def _command(targets, impl, module_name, root, ini, sweep, levels, per_test) -> 
         cmd += ["--kata-sweep", ":".join(str(p) for p in sweep)]
     if levels:
         cmd += ["--kata-levels", ",".join(str(n) for n in levels)]
-    return cmd
+    return cmd + ["--kata-strike", str(strike), "--kata-timed-out", str(timed_out)]
 
 
 def _env(tmp: Path, n: int) -> dict:
@@ -152,7 +152,8 @@ def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, level
             sup.begin_child(canaries)
             remaining = max(sup.deadline() - time.monotonic(), 1)
             cmd = _command(targets, impl, module_name, root, ini, sweep,
-                           levels if sup.restarts == 0 else None, sup.per_test_limit())
+                           levels if sup.restarts == 0 else None, sup.per_test_limit(),
+                           sup.limits.strike_timeout, sup.timed_out)
             child = Child.start(cmd, secrets.token_hex(16).encode(), canaries,
                                 _env(tmp, sup.restarts), root, tmp / f"output-{sup.restarts}.txt",
                                 visible, sup.limits.memory_bytes, int(remaining) + 10)
@@ -227,14 +228,15 @@ def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
 
 def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits = Limits(),
           junit_xml: Path | None = None, code: str | None = None,
-          levels: list[int] | None = None, on_progress=None) -> SuiteResult:
+          levels: list[int] | None = None, on_progress=None, redact: bool = False) -> SuiteResult:
     """Grade `impl` (None: the reference) on the kata's hidden suite or its visible tests; with
     `levels`, on those levels' tests only (and scored over those levels only).
 
     The run works on a private copy (see the module docstring): `code`, when given, is the text to
     grade (a snapshot taken when the submission started), else `impl`'s content now. The hidden
     suite is checked against its manifest before the run (IntegrityError: no grade) and after it
-    (changed during the run: the run is tampered, 0 points).
+    (changed during the run: the run is tampered, 0 points). `redact`: the harness's log lines
+    and messages name no test (a hidden suite graded during a session).
     """
     if suite == "hidden":
         rel = Path("graders") / kata.slug
@@ -263,8 +265,8 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
             else:
                 shutil.copyfile(impl, private_impl)
         check = (lambda: copy_changes(kata, root)) if suite == "hidden" else None
-        result = run_tests([root / rel], private_impl, kata.module_name, root, limits, junit_xml,
-                           levels=levels, on_progress=on_progress, check_copy=check)
+        result = run_tests([root / rel], private_impl, kata.module_name, root, limits,
+                           levels=levels, on_progress=on_progress, check_copy=check, redact=redact)
         # tracebacks name the learner's file, not the private copy, and the suite's files
         # relative to the workbook (the sandboxed child's working folder is elsewhere)
         shown = f"{impl.parent.name}/{impl.name}" if impl is not None else None
@@ -283,4 +285,7 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
             result.status = ERROR
             result.message = (f"tampered: {result.tampered}. A run whose verdicts cannot be trusted "
                               "scores 0 points; submit code that only solves the kata")
-    return score(result, kata, levels)
+    result = score(result, kata, levels)
+    if junit_xml is not None:  # scored, and with no path of the private copy in its messages
+        write_junit([(kata, result)], junit_xml)
+    return result

@@ -236,3 +236,23 @@ def page(text: str, height: int, width: int = 1 << 30) -> None:
             return
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def log_to_stderr() -> None:
+    """`kata --verbose`: the harness's log lines on stderr, prefixed 'kata: ', written to
+    sys.stderr as it is when each line is logged: while a progress bar is on screen, rich stands
+    in for sys.stderr and prints each line above the bar, never through it."""
+    import logging
+
+    class CurrentStderr(logging.StreamHandler):
+        @property  # type: ignore[override]
+        def stream(self):
+            return sys.stderr
+
+        @stream.setter
+        def stream(self, value) -> None:  # StreamHandler.__init__ sets it; the property wins
+            pass
+
+    handler = CurrentStderr()
+    handler.setFormatter(logging.Formatter("kata: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])

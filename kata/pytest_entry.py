@@ -41,6 +41,11 @@ def pytest_addoption(parser):
                     help="run every test once per implementation in PATHS (separated by "
                          f"'{os.pathsep}'); an implementation's remaining tests are skipped once "
                          "one of its tests fails (for bug zoos: one process, not one per bug)")
+    group.addoption("--kata-strike", default=None, type=float, metavar="SECONDS",
+                    help="the per-test time limit once two tests of the run have timed out "
+                         "(default: --timeout's)")
+    group.addoption("--kata-timed-out", default=0, type=int, metavar="N",
+                    help="tests of this run that timed out before this process started")
 
 
 # the folders of a workbook where its pytest runs live (tests/: this project's own suite)

@@ -432,6 +432,49 @@ def pytest_runtest_makereport(item, call):
         item.config._kata_caught.add(swept)
 
 
+# --- time limits ---------------------------------------------------------------------
+
+
+class TestTimedOut(BaseException):
+    """A test ran past its time limit. Raised by the alarm; a BaseException that is neither an
+    Exception nor pytest's Failed, so hypothesis does not take it for a failing example and
+    replay it (a replay of a loop that never ends would hold the process until it is killed)."""
+
+    __test__ = False  # not a test class, whatever its name
+
+
+_TIMED_OUT = [0]  # tests that timed out in this process
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_timeout_set_timer(item, settings):
+    """pytest-timeout's signal method, with kata's rules: the alarm raises TestTimedOut, and once
+    two tests of the run have timed out (`--kata-timed-out` counts those of earlier processes)
+    the limit is `--kata-strike`'s: a submission that hangs everywhere is over in seconds."""
+    import signal
+    import threading
+
+    if settings.method != "signal" or threading.current_thread() is not threading.main_thread():
+        return None  # pytest-timeout's own way
+    strike = item.config.getoption("kata_strike")
+    timed_out = item.config.getoption("kata_timed_out") + _TIMED_OUT[0]
+    seconds = strike if strike is not None and timed_out >= 2 else settings.timeout
+
+    def on_alarm(signum, frame):
+        __tracebackhide__ = True  # the report ends in the learner's code, not here
+        _TIMED_OUT[0] += 1
+        raise TestTimedOut(f"timed out after {seconds:g}s")
+
+    def cancel():
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+    item.cancel_timeout = cancel
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    return True
+
+
 # logstart/logreport hooks get no config argument: keep the session's here
 _CONFIG: list = [None]
 
@@ -470,7 +513,9 @@ def _one_line_message(report) -> str:
     for prefix in ("AssertionError: ", "Failed: "):
         if text.startswith(prefix):
             text = text[len(prefix):]
-    if text.startswith("Timeout (>") and "pytest-timeout" in text:
+    if text.partition(": ")[0].endswith("TestTimedOut"):
+        text = text.partition(": ")[2]
+    elif text.startswith("Timeout (>") and "pytest-timeout" in text:
         text = "timed out after " + text[len("Timeout (>"):].split(")")[0]
     elif text.startswith("SystemExit"):
         text = f"the code called sys.exit() ({text})"

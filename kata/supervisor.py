@@ -22,10 +22,12 @@ A sketch of one run (see `supervise`):
 
 Rules it keeps: exit code 0 proves nothing (a test the child died in is an error); every test with
 no result is an error, never a pass; an unexpected event, an unsigned line, a canary that passed or
-a "tampered" event make the run tampered (0 points). Budgets: two timeouts in a row shorten the
-per-test bound (`Limits.strike_timeout`); when the run's budget (`Limits.wall_timeout`) runs out,
-the tests not yet run still get graded, in one fresh child with the short per-test bound (the
-rescue run, with a budget of its own), so an honest hang costs only the tests that reach it.
+a "tampered" event make the run tampered (0 points). Budgets: once two tests of the run have timed
+out, every later test gets the short bound (`Limits.strike_timeout`); when the run's budget
+(`Limits.wall_timeout`) runs out, the tests not yet run still get graded, in one fresh child with
+the short per-test bound (the rescue run, with a budget of at most `Limits.rescue_timeout`), so an
+honest hang costs only the tests that reach it, and a submission that hangs everywhere is over in
+wall_timeout + rescue_timeout: the tests the rescue run cannot reach are errors ("not run").
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ import time
 from typing import Any
 
 from kata.child import _describe_exit
-from kata.results import ERROR, FAIL, PASS, Limits, SuiteResult, TestResult, apply_report, common_message
+from kata.results import (
+    ERROR, FAIL, PASS, TIMED_OUT, Limits, SuiteResult, TestResult, apply_report, common_message)
 
 log = logging.getLogger("kata.harness")
 
@@ -43,8 +46,9 @@ log = logging.getLogger("kata.harness")
 class RunSupervisor:
     """What one grading run knows, across its children; fed by events, asked by the watchdog."""
 
-    def __init__(self, limits: Limits, on_progress=None):
+    def __init__(self, limits: Limits, on_progress=None, redact: bool = False):
         self.limits = limits
+        self.redact = redact  # a hidden suite during a session: logs and messages name no test
         self.on_progress = on_progress
         self.started = time.monotonic()
         self.tests: dict[str, TestResult] = {}  # node id -> result, insertion = collection order
@@ -52,9 +56,9 @@ class RunSupervisor:
         self.restarts = 0
         self.message: str | None = None  # why the run ended early, if it did
         self.tampered: str | None = None
-        self.strikes = 0  # tests in a row that timed out
-        self.timed_out = 0
+        self.timed_out = 0  # tests of the run that timed out (two: the short bound from then on)
         self.rescue_until: float | None = None  # set once the rescue run has started
+        self.rescue_budget = 0.0
         self.begin_child([])
 
     # --- one child's state ----------------------------------------------------
@@ -69,7 +73,7 @@ class RunSupervisor:
         self.finished_before = len(self.finished)
 
     def per_test_limit(self) -> float:
-        short = self.strikes >= 2 or self.rescue_until is not None
+        short = self.timed_out >= 2 or self.rescue_until is not None
         return self.limits.strike_timeout if short else self.limits.test_timeout
 
     def deadline(self) -> float:
@@ -77,6 +81,14 @@ class RunSupervisor:
         if self.rescue_until is not None:
             return self.rescue_until
         return self.started + self.limits.wall_timeout
+
+    def label(self, test_id: str | None) -> str:
+        """How logs and messages name a test: its node id, or, when the run is redacted,
+        'hidden test N' (N: its place in the suite, as `kata submit --json` numbers it)."""
+        if not self.redact:
+            return str(test_id)
+        place = list(self.tests).index(test_id) + 1 if test_id in self.tests else "?"
+        return f"hidden test {place}"
 
     def distrust(self, why: str) -> None:
         if self.tampered is None:
@@ -113,13 +125,13 @@ class RunSupervisor:
 
     def on_start(self, ev: dict) -> None:
         if self.current is not None:
-            self.distrust(f"a test started while {self.current} had not finished")
+            self.distrust(f"a test started while {self.label(self.current)} had not finished")
         self.current, self.since, self.whens = ev.get("id"), time.monotonic(), {}
 
     def on_report(self, ev: Any) -> None:  # the child's JSON event: its fields are checked below
         test_id, when, outcome = ev.get("id"), ev.get("when"), ev.get("outcome")
         if test_id != self.current or when in self.whens:
-            self.distrust(f"an unexpected report for {test_id} ({when})")
+            self.distrust(f"an unexpected report for {self.label(test_id)} ({when})")
             return
         self.whens[when] = outcome
         is_canary = test_id.split("::")[-1] in self.canary_ids
@@ -127,13 +139,10 @@ class RunSupervisor:
             self.distrust(f"a test that must fail was reported {outcome}")
         elif not is_canary and test_id in self.tests and test_id not in self.finished:
             apply_report(self.tests[test_id], ev)
-            if when == "call":
-                if outcome == "failed" and (ev.get("message") or "").startswith("timed out"):
-                    self._count_timeout(test_id)
-                else:
-                    self.strikes = 0
+            if when == "call" and outcome == "failed" and (ev.get("message") or "").startswith(TIMED_OUT):
+                self._count_timeout(test_id)
         elif not is_canary and test_id not in self.tests:
-            self.distrust(f"a report for a test that was never collected ({test_id})")
+            self.distrust(f"a report for a test that was never collected ({self.label(test_id)})")
         if when == "teardown":
             if is_canary and "call" not in self.whens and self.whens.get("setup") == "passed":
                 self.distrust("a test that must fail was never called")
@@ -147,9 +156,8 @@ class RunSupervisor:
         self.finished_at = time.monotonic()
 
     def _count_timeout(self, test_id: str) -> None:
-        self.strikes += 1
         self.timed_out += 1
-        log.info("timeout: %s (%d in a row; per-test bound now %gs)", test_id, self.strikes,
+        log.info("timeout: %s (%d in this run; per-test bound now %gs)", self.label(test_id), self.timed_out,
                  self.per_test_limit())
 
     def _done(self, test_id: str) -> None:
@@ -165,9 +173,11 @@ class RunSupervisor:
         return [name for name in self.tests if name not in self.finished]
 
     def over_budget(self) -> str:
-        spent = "grading budget" if self.rescue_until is None else "rescue budget"
-        return (f"the submission used up its {self.limits.wall_timeout:g}s {spent} "
-                f"({self.timed_out} test(s) timed out)")
+        if self.rescue_until is None:
+            spent = f"{self.limits.wall_timeout:g}s grading budget"
+        else:
+            spent = f"{self.rescue_budget:.0f}s rescue budget"
+        return f"the submission used up its {spent} ({self.timed_out} test(s) timed out)"
 
     def child_ended(self, why: str | None, returncode: int | None, output: str) -> list[str] | None:
         """Account for a child that ended (stopped for `why`, or by itself); return the tests a
@@ -212,17 +222,19 @@ class RunSupervisor:
         t.message = why or f"the test process {_describe_exit(returncode)} during this test"
         t.output = (t.output or "") + output[-2000:] if output else t.output
         self.finished.add(current)
-        if why and why.startswith("timed out"):
+        if why and why.startswith(TIMED_OUT):
             self._count_timeout(current)
 
     def _rescue(self, pending: list[str], why: str) -> list[str] | None:
         """The budget ran out: grade what is left once more, in one fresh child with the short
-        per-test bound and a budget of its own; a second exhaustion ends the run."""
+        per-test bound and a budget of its own (at most `Limits.rescue_timeout`); a second
+        exhaustion ends the run."""
         if self.rescue_until is not None:
             self.message = why
             return None
         per_test = self.limits.strike_timeout + self.limits.hard_test_grace
-        budget = self.limits.import_timeout + len(pending) * per_test
+        budget = min(self.limits.rescue_timeout, self.limits.import_timeout + len(pending) * per_test)
+        self.rescue_budget = budget
         self.rescue_until = time.monotonic() + budget
         self.restarts += 1
         log.info("budget: %s; rescue run for %d test(s), %gs each, %.0fs in all", why,

@@ -140,8 +140,11 @@ def plain_equality_asserts(grader: Path) -> list[str]:
 
 SWEEP_CHUNK = 8  # bugs per child process: one pytest start-up each, and chunks balance the pool
 # An author's runs (eight bugs a child, on a busy machine) get a larger budget than a learner's.
-# Per test, too: on two busy cores a heavy hidden test can take several times its quiet-machine time.
-AUTHOR_LIMITS = Limits(test_timeout=60.0, wall_timeout=900.0)
+# Per test, too: on two busy cores a heavy hidden test can take several times its quiet-machine time;
+# and in a sweep the timeouts of earlier bugs must not cut a later bug's slow test short (a test
+# cut short would count that bug as caught for the wrong reason).
+AUTHOR_LIMITS = Limits(test_timeout=60.0, hard_test_grace=3.0, wall_timeout=900.0,
+                       strike_timeout=20.0, rescue_timeout=300.0)
 
 
 # queued with the bug zoo ("bugs" jobs run once the reference's costs are known), at level 1

@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kata.grading import ERROR, FAIL, PASS, SuiteResult
-from kata.results import first_line
+from kata.results import first_line, timeout_line
 
 STATUS_STYLE = {PASS: "green", FAIL: "red", ERROR: "yellow"}
 
@@ -201,7 +201,18 @@ def check_report(result: SuiteResult, mode: str = "summary") -> None:
         ok = sum(t.status == PASS for t in mine)
         style = "green" if ok == len(mine) else ("red" if ok == 0 else "yellow")
         console().print(f"  level {lv}: [{style}]{ok}/{len(mine)}[/] pass")
+    timeouts(result)
     failures(result, mode, FIRST_FAILURES, "kata check", edge=False, detail_lines=DETAIL_LINES)
+
+
+def timeouts(result: SuiteResult) -> None:
+    """The line that says how many tests timed out ('12 tests timed out: an infinite loop?'), if
+    any did: check, submit, watch and review all say it."""
+    from kata.output import say
+
+    line = timeout_line(result)
+    if line:
+        say(f"  {line}", markup=False)
 
 
 def plain_text_wanted() -> bool:
@@ -280,6 +291,7 @@ REVIEW_FIRST = 10  # missed tests listed per question by default
 def review_lines(result: SuiteResult, mode: str = "summary") -> None:
     """`kata review`: the tests missed, each with its edge case and message (summary: the first
     REVIEW_FIRST; failed: all; all: every test)."""
+    timeouts(result)
     if mode == "all":
         test_lines(result, reveal=True)
     elif all(t.status == PASS for t in result.tests):

@@ -167,3 +167,69 @@ def test_folders_a_killed_run_left_are_removed_by_the_next(tmp_path, monkeypatch
     other.mkdir()
     assert sweep_stale_folders() == [dead]
     assert not dead.exists() and alive.exists() and other.exists()
+
+
+# --- a hang is over in seconds ------------------------------------------------------------
+
+
+def test_a_timeout_inside_a_hypothesis_test_is_not_replayed(tmp_path):
+    """The alarm raises what hypothesis does not catch: a property test whose every example spins
+    fails once at its bound, instead of being replayed (shrunk) until the parent kills it."""
+    import subprocess
+    import sys
+
+    (tmp_path / "test_spin.py").write_text(
+        "from hypothesis import given, strategies as st\n\n"
+        "@given(st.integers())\n"
+        "def test_spins(x):\n"
+        "    while True:\n"
+        "        pass\n\n"
+        "def test_after():\n"
+        "    assert True\n")
+    t = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(tmp_path / "test_spin.py"), "--timeout", "1", "--timeout-method",
+                           "signal", "--kata-strike", "0.5"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert time.monotonic() - t < 30, done.stdout
+    assert "1 failed, 1 passed" in done.stdout, done.stdout
+    assert "TestTimedOut: timed out after 1s" in done.stdout, done.stdout
+
+
+def test_two_timeouts_shorten_every_later_bound_and_the_whole_run_has_a_budget(adder, unsandboxed):
+    """all_c_loops: every test spins inside C code, where no signal reaches it, so the parent
+    kills each one. The first two get the full bound, the rest the short one; and the rescue
+    run's budget is capped, so the run ends within wall_timeout + rescue_timeout."""
+    limits = Limits(test_timeout=1.5, hard_test_grace=0.5, strike_timeout=0.5, wall_timeout=12,
+                    rescue_timeout=5, import_timeout=2)
+    result = grade(adder, HOSTILE / "all_c_loops.py", limits=limits)
+    assert all(t.status == ERROR for t in result.tests), result.tests
+    assert result.duration < limits.wall_timeout + limits.rescue_timeout + 3, result.duration
+    from kata.results import timeout_line, timed_out
+
+    assert timed_out(result) >= 3
+    line = timeout_line(result)
+    assert line is not None and line.startswith(f"{timed_out(result)} tests timed out: an infinite loop?")
+
+
+def test_the_summary_says_how_many_tests_timed_out(fixture_workbook, isolated_state):
+    """check, submit and review print 'N tests timed out: an infinite loop?'."""
+    from typer.testing import CliRunner
+
+    from kata.cli import app
+
+    runner = CliRunner()
+    started = runner.invoke(app, ["start", "adder"])
+    assert started.exit_code == 0, started.output
+    work = isolated_state / "workspace" / "adder.py"
+    spin = "    while True:\n        pass\n\n"
+    work.write_text("".join(f"def {f}(*args):\n{spin}" for f in ("add", "sub", "mul", "neg", "div")))
+    checked = runner.invoke(app, ["check"])
+    assert "1 test timed out: an infinite loop?" in checked.output, checked.output
+    assert "pytest_plugin.py" not in checked.output  # the report ends in the learner's code
+    submitted = runner.invoke(app, ["submit"])
+    assert "tests timed out: an infinite loop?" in submitted.output, submitted.output
+    finished = runner.invoke(app, ["finish"])
+    assert finished.exit_code == 0, finished.output
+    reviewed = runner.invoke(app, ["review"])
+    assert "tests timed out: an infinite loop?" in reviewed.output, reviewed.output
