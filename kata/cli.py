@@ -148,10 +148,9 @@ def main(
     _state["workbook"] = workbook
     _state["settled"] = False
     if verbose:
-        import logging
-        import sys
+        from kata.output import log_to_stderr
 
-        logging.basicConfig(level=logging.INFO, format="kata: %(message)s", stream=sys.stderr)
+        log_to_stderr()
 
 
 # --- plumbing ---------------------------------------------------------------
@@ -285,6 +284,7 @@ def _settle(wb) -> None:
     import sqlite3
 
     from kata import session
+    from kata.output import say as write
     from kata.store import StoreError
 
     if not (wb.kata_dir / "kata.db").exists():
@@ -303,7 +303,8 @@ def _settle(wb) -> None:
         mine = [a for a in settled if a.session.id == sid]
         say(f"Session {sid} ({mine[0].session.name}) ran out at its deadline:", err=True)
         for a in mine:
-            say(f"  {a.line()}", err=True)
+            for line in a.lines():  # a wrapped line continues under the slug's text
+                write(f"  {line}", err=True, markup=False, indent=4)
         say(f"`kata review {sid}` shows the session.", err=True)
 
 
@@ -564,6 +565,8 @@ def check(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     junit_xml: Path | None = typer.Option(None, "--junit-xml", metavar="PATH",
                                              help="Also write JUnit XML (a suite per kata, file and line per test)."),
+    junit_rich: bool = typer.Option(False, "--junit-rich",
+                                    help="With --junit-xml: add file/line attributes and per-test properties."),
 ) -> None:
     """Run the visible tests on your workspace file: a summary per level and the first failures in
     full (--failed: every failure; --all: everything)."""
@@ -579,7 +582,7 @@ def check(
     if junit_xml is not None:
         from kata.formats import write_junit
 
-        write_junit([(g.kata, g.result) for g in graded], junit_xml)
+        write_junit([(g.kata, g.result) for g in graded], junit_xml, rich=junit_rich)
     if as_json:
         emit_json({"results": [{"kata": g.kata.slug, **g.result.to_json(),
                                 **({"pin_check": g.pin_check} if g.pin_check else {})} for g in graded]})
@@ -609,6 +612,8 @@ def submit(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     junit_xml: Path | None = typer.Option(None, "--junit-xml", metavar="PATH",
                                              help="Also write JUnit XML (a suite per kata, file and line per test)."),
+    junit_rich: bool = typer.Option(False, "--junit-rich",
+                                    help="With --junit-xml: add file/line attributes and per-test properties."),
 ) -> None:
     """Grade your workspace file on the hidden suite and record the submission.
 
@@ -627,7 +632,7 @@ def submit(
 
         # during a session the file shows what this command shows: levels and pass/fail only
         write_junit([(g.kata, redacted(g.result) if g.session is not None else g.result) for g in graded],
-                    junit_xml)
+                    junit_xml, rich=junit_rich)
     if as_json:
         rows = []
         for g in graded:
@@ -652,10 +657,13 @@ def _question_share(g) -> str:
 
 
 def _print_submitted(graded, level_table, test_lines) -> None:
+    from kata.views import timeouts
+
     for g in graded:
         out().print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
         if g.result.message:
             say(f"  {g.result.message}", markup=False)
+        timeouts(g.result)
         if g.result.hunt:
             from kata.hunt import verdict_words
 
@@ -755,8 +763,11 @@ def finish(yes: bool = typer.Option(False, "--yes", "-y", help="End it without a
 
         s, graded = session.finish(wb, announce)
     say(f"Session {s.id} ({s.name}) finished.")
+    from kata.output import say as write
+
     for a in graded:
-        say(f"  {a.line()}")
+        for line in a.lines():  # a wrapped line continues under the slug's text
+            write(f"  {line}", markup=False, indent=4)
     say(f"See what you missed: `kata review {s.id}`.")
 
 
@@ -1203,28 +1214,73 @@ def runner(
     output_dir: Path = typer.Argument(..., help="Where to write results.json (made if missing)."),
 ) -> None:
     """Exercism's test-runner interface: grade INPUT_DIR's solution on the hidden suite and write
-    OUTPUT_DIR/results.json (version 3); exits 0 whatever the tests say."""
+    OUTPUT_DIR/results.json (version 3); exits 0 whatever the tests say (refused while a live
+    session contains the kata)."""
     import json
+    import os
 
-    from kata.catalog import Workbook
+    from kata.catalog import CatalogError, Workbook
+    from kata.cohort import open_folder_inside, read_inside, write_inside
     from kata.formats import exercism_results
     from kata.grading import grade
 
-    kata = Workbook.find(_state["workbook"]).kata(slug)
+    from kata import session
+
+    wb = Workbook.find(_state["workbook"])
+    kata = wb.kata(slug)
+    # a store only where one exists: a runner in a read-only container creates none
+    live = session.live_session(wb) if (wb.kata_dir / "kata.db").is_file() else None
+    if live is not None and slug in live.katas:  # its results name and quote every hidden test
+        fail(f"session {live.id} containing '{slug}' is live: `kata finish` it first")
     if not input_dir.is_dir():
         fail(f"INPUT_DIR {input_dir}: not a folder: give the folder that holds {kata.module}")
-    solution = input_dir / kata.module
-    if solution.is_file():
-        results = exercism_results(kata, grade(kata, solution, "hidden"))
-    else:
-        results = {"version": 3, "status": "error", "tests": [],
-                   "message": f"{kata.module} not found in the submission: name the solution file "
-                              f"{kata.module}"}
+    # INPUT_DIR is the harness's; what lies inside it is the submission's: no link in it is followed
+    given, real = Path(os.path.abspath(input_dir)), input_dir.resolve()
+    target = Path(os.path.abspath(output_dir))
+    if ".." in output_dir.parts:
+        fail(f"OUTPUT_DIR {output_dir}: has a '..' in it: give the folder's path without one")
     try:
-        output_dir.mkdir(parents=True, exist_ok=True)
-        (output_dir / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        for base in (given, real):  # OUTPUT_DIR inside the submission: every folder on the way checked
+            if target == base or base in target.parents:
+                folder = open_folder_inside(real, list(target.relative_to(base).parts), create=True,
+                                            advice="give a real folder as OUTPUT_DIR")
+                break
+        else:
+            output_dir.mkdir(parents=True, exist_ok=True)
+            folder = os.open(output_dir, os.O_RDONLY | os.O_DIRECTORY)
+    except CatalogError as exc:
+        fail(f"OUTPUT_DIR {output_dir}: {exc}")
     except OSError as exc:
         fail(f"OUTPUT_DIR {output_dir}: cannot write results.json ({exc.strerror})")
+    try:
+        code: str | None = read_inside(real, kata.module)
+        reason = None
+    except FileNotFoundError:
+        code, reason = None, f"{kata.module} not found in the submission: name the solution file {kata.module}"
+    except CatalogError as exc:
+        code, reason = None, str(exc)
+    except OSError as exc:
+        code, reason = None, f"{kata.module}: cannot be read ({exc.strerror})"
+    try:
+        if code is not None:
+            results = exercism_results(kata, grade(kata, input_dir / kata.module, "hidden", code=code))
+        else:
+            results = {"version": 3, "status": "error", "tests": [], "message": reason}
+        try:  # a new file renamed over results.json: a link a submission planted there is replaced
+            write_inside(folder, "results.json", json.dumps(results, indent=2) + "\n")
+        except OSError as exc:
+            fail(f"OUTPUT_DIR {output_dir}: cannot write results.json ({exc.strerror})")
+    finally:
+        os.close(folder)
+
+
+def batch_limits(timeout: float):
+    """A cohort's grading: `timeout` a test, and budgets that leave an honest slow test its time
+    (nobody waits at a screen for one row, as a learner does for a submit)."""
+    from kata.grading import Limits
+
+    return Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2), wall_timeout=max(60.0, 3 * timeout),
+                  strike_timeout=min(timeout, 5.0), rescue_timeout=max(60.0, 3 * timeout))
 
 
 @full_only("grade-batch")
@@ -1237,6 +1293,8 @@ def grade_batch(
     timeout: float = typer.Option(20.0, "--timeout", min=0.5, help="Seconds one hidden test may run."),
     junit_xml: Path | None = typer.Option(None, "--junit-xml", metavar="PATH",
                                              help="Also write JUnit XML (a suite per student and kata)."),
+    junit_rich: bool = typer.Option(False, "--junit-rich",
+                                    help="With --junit-xml: add file/line attributes and per-test properties."),
     require_sandbox: bool = typer.Option(False, "--require-sandbox",
                                          help="Refuse to start unless grading runs in the sandbox."),
 ) -> None:
@@ -1250,7 +1308,6 @@ def grade_batch(
 
     from kata import sandbox
     from kata.cohort import discover, grade_batch as run, parse_shard, write_gradebook
-    from kata.grading import Limits
 
     wb = workbook()
     if require_sandbox and not sandbox.available():
@@ -1266,7 +1323,7 @@ def grade_batch(
             task = progress.add_task("grading", total=total)
             book = run(wb, submissions, workers or os.cpu_count() or 1, shard,
                        on_done=lambda row: progress.advance(task), out=out_dir,
-                       limits=Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2)),
+                       limits=batch_limits(timeout),
                        on_result=lambda student, slug, result: results.append((student, slug, result)))
     except KeyboardInterrupt:
         fail(f"interrupted: every finished student's row is in {out_dir / 'gradebook.csv'}; "
@@ -1277,7 +1334,7 @@ def grade_batch(
 
         results.sort(key=lambda item: (item[0], item[1]))
         write_junit([(wb.kata(slug), result) for _, slug, result in results], junit_xml,
-                    names=[f"{student}/{slug}" for student, slug, _ in results])
+                    names=[f"{student}/{slug}" for student, slug, _ in results], rich=junit_rich)
     say(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
         f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}", markup=True)
     missing: dict[str, list[str]] = {}

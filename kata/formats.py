@@ -35,8 +35,7 @@ from typing import TYPE_CHECKING
 from kata.catalog import Kata
 
 if TYPE_CHECKING:  # grading imports pytest-free modules only; keep formats as light
-    from kata.grading import SuiteResult
-    from kata.results import TestResult
+    from kata.results import SuiteResult, TestResult
 
 EXERCISM_OUTPUT_CAP = 500  # the whole `output`, the notice included
 TRUNCATED = "\n[output truncated to 500 characters]"

@@ -1,8 +1,9 @@
 """What the learner's commands do, without any printing: start, check, submit, hint, finish, review.
 
 cli.py parses arguments and renders; everything it renders comes back from here as plain data, so
-each step is unit-tested without the CLI. Times come from `now()`, which honours $KATA_NOW (seconds
-since the epoch) so that scripts and tests can run a session on their own clock.
+each step is unit-tested without the CLI. Times come from `now()`: the machine's clock. Only kata's
+own test suite, which turns TEST_CLOCK on (tests/conftest.py, tests/kata_test_clock.py), can move it
+with $KATA_NOW (seconds since the epoch); anywhere else $KATA_NOW does nothing.
 """
 
 from __future__ import annotations
@@ -15,16 +16,26 @@ from pathlib import Path
 
 from kata.catalog import REVEALS, CatalogError, Exam, Kata, Question, Workbook
 from kata.results import SuiteResult
-from kata.store import Session, Store, StoreError, Submission, still_live_message
+from kata.store import DeadlineSnapshot, Session, Store, StoreError, Submission, still_live_message
+
+
+# On only in kata's own tests: then $KATA_NOW sets the clock. Off, the time is the machine's.
+TEST_CLOCK = False
+
+
+def fake_clock() -> bool:
+    """Whether a test has set the clock (then no deadline keeper starts: it keeps real time)."""
+    return TEST_CLOCK and bool(os.environ.get("KATA_NOW"))
 
 
 def now() -> float:
-    fake = os.environ.get("KATA_NOW")
-    if fake:
-        try:
-            return float(fake)
-        except ValueError:
-            raise CatalogError(f"$KATA_NOW={fake!r}: must be seconds since the epoch") from None
+    if TEST_CLOCK:
+        fake = os.environ.get("KATA_NOW")
+        if fake:
+            try:
+                return float(fake)
+            except ValueError:
+                raise CatalogError(f"$KATA_NOW={fake!r}: must be seconds since the epoch") from None
     return time.time()
 
 
@@ -155,7 +166,26 @@ def start(wb: Workbook, target: str | None, abandon: bool = False,
     session, abandoned = store.start_session(
         p.kind, p.name, [k.slug for k in p.katas], p.minutes, t, abandon=abandon,
         questions=[q.to_json() for q in p.questions], seed=p.seed)
+    from kata import keeper
+
+    if abandoned is not None:
+        keeper.stop(wb.kata_dir, abandoned.id)
+    if not fake_clock():  # a keeper reads the files at the deadline (kata/keeper.py)
+        keeper.launch(wb.kata_dir, store.path, session.id, session.deadline, _kept_files(wb, p.questions))
     return Started(session, abandoned, p.katas, prepared, p.questions)
+
+
+def _kept_files(wb: Workbook, questions: list[Question]) -> list[tuple[str, str, Path]]:
+    """What the deadline keeper reads: each question's workspace file, and a hunt's pin file."""
+    files = []
+    for q in questions:
+        kata = wb.kata(q.kata)
+        files.append((q.kata, "code", wb.workspace_file(kata)))
+        if q.is_hunt:
+            from kata.hunt_questions import test_path
+
+            files.append((q.kata, "test", test_path(wb, kata)))
+    return files
 
 
 # --- questions and their levels -------------------------------------------------
@@ -335,11 +365,11 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     junit.parent.mkdir(parents=True, exist_ok=True)
     sealed = suite == "hidden" and session is not None  # hidden tests stay hidden until the end
     result = grading.grade(kata, path, suite=suite, junit_xml=None if sealed else junit, code=code,
-                           levels=levels, on_progress=on_progress)
+                           levels=levels, on_progress=on_progress, redact=sealed)
     if sealed:  # what `kata submit` shows: each test's level and pass/fail, no name or message
-        from kata.formats import redacted
+        from kata.formats import redacted, write_junit
 
-        grading.write_junit(redacted(result), junit)
+        write_junit([(kata, redacted(result))], junit)
     points = None
     if suite == "hidden" and v.question is not None and v.question.is_hunt:
         from kata import hunt_questions
@@ -390,27 +420,45 @@ class AutoSubmitted:
     session: Session
     kata: Kata
     saved_at: float  # epoch seconds: when the version graded was saved
-    submission: Submission | None  # None: the file was never changed from the stub (not graded)
+    submission: Submission | None  # None: nothing graded (see not_graded), or the stub untouched
+    # how the version that counts was found, where the deadline keeper's record did not decide it
+    # (it did not run, or the file was gone or changed at the deadline): one line for the learner
+    evidence: str = ""
+    not_graded: str = ""  # why no version could be graded ("changed after the deadline and ...")
+    already: bool = False  # the version that counts was submitted already: nothing new graded
 
     def line(self) -> str:
         """One line for the learner: what the deadline did with this question."""
         from kata.views import clock
 
+        if self.already:
+            return (f"{self.kata.slug}: the version saved at "
+                    f"{clock(self.saved_at - self.session.started_at)} was submitted already")
         if self.submission is None:
+            if self.not_graded:
+                return f"{self.kata.slug}: {self.not_graded}: not graded"
             return f"{self.kata.slug}: not attempted (the code as handed out): 0 points"
         sub = self.submission
         return (f"{self.kata.slug}: auto-submitted the version saved at "
                 f"{clock(self.saved_at - self.session.started_at)}: "
                 f"{sub.points_earned:g}/{sub.points_possible:g} points")
 
+    def lines(self) -> list[str]:
+        """line(), then the evidence it went by when that needs saying."""
+        return [self.line()] + ([f"{self.kata.slug}: {self.evidence}"] if self.evidence else [])
+
 
 def settle(wb: Workbook, progress=None) -> list[AutoSubmitted]:
     """Auto-submit, for every session that ran out and is not settled yet, the last version of each
-    question's file saved at or before the deadline: the newest of the snapshots kata took (checks
-    and submissions) and the workspace file itself (by its modification time). A version already
-    submitted is not graded twice. Run by the first `kata` command after a deadline; each session
-    is settled once, by whichever process claims it first (and released again if it fails).
-    `progress(kata)`: called before each grading, a callback factory as for check and submit."""
+    question's file saved at or before the deadline: the file as the deadline keeper read it at the
+    deadline (kata/keeper.py), else the newest of the snapshots kata took (checks and submissions)
+    and the workspace file itself by its modification time, saying so. A version already submitted
+    is not graded twice. Run by the first `kata` command after a deadline; each session is settled
+    once, by whichever process claims it first (and released again if it fails); its keeper, if
+    still there, is ended. `progress(kata)`: called before each grading, a callback factory as for
+    check and submit."""
+    from kata import keeper
+
     store = open_store(wb)
     t = now()
     done = []
@@ -418,6 +466,7 @@ def settle(wb: Workbook, progress=None) -> list[AutoSubmitted]:
         if not store.claim_settlement(s.id, t):
             continue
         try:
+            keeper.await_record(store, wb.kata_dir, s)  # a command run just as the deadline passed
             done.extend(_settle_session(wb, store, s, progress))
         except BaseException:
             store.unclaim_settlement(s.id)  # e.g. a changed hidden suite: a later command retries
@@ -425,37 +474,84 @@ def settle(wb: Workbook, progress=None) -> list[AutoSubmitted]:
         # settled only now, with every result recorded: a settle that dies (SIGKILL, a closed
         # terminal) leaves a claim that the next command takes over and redoes
         store.finish_settlement(s.id, now())
+        keeper.stop(wb.kata_dir, s.id)
     return done
+
+
+# (order, saved_at, code): the candidate with the greatest order is the version that counts
+_Version = tuple[float, float, str]
+_BEFORE_START = "its file is dated before the session started"
+
+
+def _file_at_cutoff(s: Session, path: Path, kept: DeadlineSnapshot | None) -> tuple[_Version | None, str]:
+    """The workspace file's version saved by the session's cutoff, and what was found: '' when the
+    deadline keeper's record gave it, 'mtime' when the file's modification time did, else why the
+    file does not count ("changed after the deadline", ...)."""
+    if kept is not None:  # the keeper read the file at the deadline: that is the last saved version
+        if kept.code is None:
+            return None, "missing or not UTF-8 text at the deadline"
+        if kept.mtime is not None and kept.mtime > s.deadline:
+            return None, "changed as the deadline passed"
+        saved = kept.mtime if kept.mtime is not None and s.started_at <= kept.mtime else s.deadline
+        return (s.deadline, saved, kept.code), ""
+    try:
+        code = path.read_text(encoding="utf-8")
+        mtime = path.stat().st_mtime
+    except UnicodeDecodeError:
+        return None, "its file is not UTF-8 text"
+    except OSError:
+        return None, "its file is missing"
+    if mtime > s.deadline:
+        return None, "changed after the deadline"
+    if mtime < s.started_at:
+        return None, _BEFORE_START
+    return (mtime, mtime, code), "mtime"
+
+
+def _pin_saved(wb: Workbook, store: Store, s: Session, kata: Kata,
+               kept: dict[tuple[str, str], DeadlineSnapshot]) -> str:
+    """A hunt's pin file as it stood at the deadline: the keeper's record of it, else (no record)
+    as hunt_questions.saved_test finds it; a record of a file gone or changed at the deadline
+    leaves the last pin a counted submission graded."""
+    from kata import hunt_questions
+
+    rec = kept.get((kata.slug, "test"))
+    if rec is None:
+        return hunt_questions.saved_test(wb, store, s, kata)
+    if rec.code is not None and (rec.mtime is None or rec.mtime <= s.deadline):
+        return rec.code
+    graded = [(sub.result.get("hunt") or {}).get("test_code") for sub in store.counted_submissions(s, kata.slug)]
+    return next((code for code in reversed(graded) if code is not None), "")
 
 
 def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> list[AutoSubmitted]:
     """Auto-submit each question's last version saved by the deadline (see settle)."""
     from kata import grading
 
+    at_deadline = s.ended_by == "deadline"  # else `kata finish`: the files as they are now count
+    kept = store.deadline_snapshots(s.id) if at_deadline else {}
     done = []
     for q in questions_of(wb, s):
         try:
             kata = wb.kata(q.kata)
         except CatalogError:
             continue
-        candidates = [(snap.submitted_at, snap.code) for snap in store.snapshots(s.id, q.kata)
-                      if snap.submitted_at <= s.deadline]
+        candidates: list[_Version] = [(snap.submitted_at, snap.submitted_at, snap.code)
+                                      for snap in store.snapshots(s.id, q.kata) if snap.submitted_at <= s.deadline]
         path = wb.workspace_file(kata)
-        try:
-            mtime = path.stat().st_mtime
-            if s.started_at <= mtime <= s.deadline:
-                candidates.append((mtime, path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError):
-            pass
+        from_file, found = _file_at_cutoff(s, path, kept.get((q.kata, "code")))
+        if from_file is not None:
+            candidates.append(from_file)
+        explain = at_deadline and found != ""  # the keeper's record did not decide: say what did
         graded_before = bool(store.counted_submissions(s, q.kata))
         if q.is_hunt:  # the code as handed out counts as saved at the start: a pin alone is work
             from kata import hunt_questions
 
             given = hunt_questions.handed_out(kata, q)
-            candidates.append((s.started_at, given))
+            candidates.append((s.started_at, s.started_at, given))
             # ... but the handed-out code with no pin and no verdict is no answer at all
-            if not graded_before and max(candidates, key=lambda c: c[0])[1] == given and \
-                    not hunt_questions.attempted_pin(hunt_questions.saved_test(wb, store, s, kata)):
+            if not graded_before and max(candidates, key=lambda c: c[0])[2] == given and \
+                    not hunt_questions.attempted_pin(_pin_saved(wb, store, s, kata, kept)):
                 done.append(AutoSubmitted(s, kata, s.started_at, None))
                 continue
         else:  # the stub as handed out is no answer: grading it only costs time
@@ -463,20 +559,27 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
                 stub = kata.stub.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 stub = None
-            untouched = [c for c in candidates if c[1] == stub]
-            candidates = [c for c in candidates if c[1] != stub]
+            untouched = [c for c in candidates if c[2] == stub]
+            candidates = [c for c in candidates if c[2] != stub]
             if untouched and not candidates:
                 if not graded_before:  # a submitted stub was graded already: it stands as it is
                     done.append(AutoSubmitted(s, kata, s.started_at, None))
                 continue
         if not candidates:
+            if explain and found != "mtime":
+                done.append(AutoSubmitted(s, kata, s.started_at, None,
+                                          not_graded=f"{found} and kata saw no earlier version"))
             continue
-        saved_at, code = max(candidates, key=lambda c: c[0])
+        chosen = max(candidates, key=lambda c: c[0])
+        _, saved_at, code = chosen
         earlier = [sub for sub in store.counted_submissions(s, q.kata) if sub.code == code]
-        if earlier and not (q.is_hunt and hunt_questions.pin_unsubmitted(wb, store, s, kata)):
+        if earlier and not (q.is_hunt and _pin_unsubmitted(wb, store, s, kata, kept)):
             # that version was graded already (by a submit, or a settle that then died)
             _record_levels(store, s.id, q.kata, grading.SuiteResult.from_json(earlier[-1].result),
                            earlier[-1].submitted_at, earlier[-1].id)
+            if explain and found not in ("mtime", _BEFORE_START):  # newer work may be lost: say so
+                done.append(AutoSubmitted(s, kata, saved_at, None, already=True,
+                                          evidence=_evidence(s, chosen, from_file, found)))
             continue
         if not kata.grader.is_dir():
             continue  # a student bundle: no hidden suite here
@@ -497,14 +600,34 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
         if q.is_hunt:
             from kata import hunt_questions
 
-            test_code = hunt_questions.saved_test(wb, store, s, kata)
+            test_code = _pin_saved(wb, store, s, kata, kept)
             result.hunt = hunt_questions.score_pin(store, s, kata, q, test_code, result)
             points = hunt_questions.totals(result)
         sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True, points=points,
                                    suite_version=_suite_version(kata))
         _record_levels(store, s.id, q.kata, result, saved_at, sub.id)
-        done.append(AutoSubmitted(s, kata, saved_at, sub))
+        done.append(AutoSubmitted(s, kata, saved_at, sub,
+                                  evidence=_evidence(s, chosen, from_file, found) if explain else ""))
     return done
+
+
+def _evidence(s: Session, chosen: _Version, from_file: _Version | None, found: str) -> str:
+    """What settling went by, where the keeper's record did not decide (see _file_at_cutoff)."""
+    from kata.views import clock
+
+    at = clock(chosen[1] - s.started_at)
+    if chosen is from_file:
+        return f"graded by its modification time, {at} (the deadline keeper did not run)"
+    why = "the deadline keeper did not run" if found == "mtime" else found
+    return f"{why}; the last version kata saw is from {at}: graded that"
+
+
+def _pin_unsubmitted(wb: Workbook, store: Store, s: Session, kata: Kata,
+                     kept: dict[tuple[str, str], DeadlineSnapshot]) -> bool:
+    """Whether the pin file saved by the deadline differs from the last one a submission graded
+    (hunt_questions.pin_unsubmitted, with the keeper's record of the pin file)."""
+    graded = [(sub.result.get("hunt") or {}).get("test_code") for sub in store.counted_submissions(s, kata.slug)]
+    return not graded or _pin_saved(wb, store, s, kata, kept) != graded[-1]
 
 
 def _record_levels(store: Store, session_id: int, slug: str, result, at: float, sub_id: int) -> None:
@@ -596,6 +719,9 @@ def finish(wb: Workbook, progress=None) -> tuple[Session, list[AutoSubmitted]]:
     ended = store.finish_session(session.id, now())
     if ended.ended_by == "deadline":  # it ran out meanwhile: the deadline's settle grades it
         return ended, settle(wb, progress)
+    from kata import keeper
+
+    keeper.stop(wb.kata_dir, session.id)  # ended before its deadline: nothing left to keep
     cutoff = dataclasses.replace(ended, deadline=ended.cutoff())
     return ended, _settle_session(wb, store, cutoff, progress)
 

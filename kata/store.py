@@ -22,6 +22,11 @@ Tables (schema version in `PRAGMA user_version`, migrated forward on open):
     NULL before v3), submissions.regrade_of (a regrade of an earlier submission on a later suite,
     kept beside it), sessions.seed (the seed a session's questions were drawn with)
 
+    v4: deadline_snapshots  id, session_id, slug, file ('code': the question's workspace file;
+                 'test': a hunt's pin file), code (its text at the deadline; NULL: missing or not
+                 UTF-8 then), mtime (its modification time then), taken_at: what the deadline
+                 keeper (kata/keeper.py) saw at the deadline; settling grades it
+
 Every write is one `BEGIN IMMEDIATE` transaction with a busy timeout, in WAL mode, so two `kata`
 processes at once serialise instead of corrupting anything. Times are seconds since the epoch,
 passed in by the caller (tests pass their own clock).
@@ -45,7 +50,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # version -> statements that bring the previous version to it
 MIGRATIONS: dict[int, list[str]] = {
@@ -100,7 +105,7 @@ MIGRATIONS: dict[int, list[str]] = {
             UNIQUE (session_id, slug, level, event)
         )""",
     ],
-    # v3 is this release's one migration: every column this release needs is added here
+    # v3: every column this release needs (a store already at v3 gets the v4 table below)
     3: [
         "ALTER TABLE submissions ADD COLUMN suite_version TEXT",
         "ALTER TABLE submissions ADD COLUMN regrade_of INTEGER REFERENCES submissions(id)",
@@ -109,6 +114,19 @@ MIGRATIONS: dict[int, list[str]] = {
         # transaction (settled_at is set once its results are recorded); a claim whose process
         # is gone, or older than SETTLE_LEASE, is taken over by the next command
         "ALTER TABLE sessions ADD COLUMN settle_claim TEXT",
+    ],
+    # v4: what the deadline keeper (kata/keeper.py) saw of each workspace file at the deadline
+    4: [
+        """CREATE TABLE deadline_snapshots (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            slug TEXT NOT NULL,
+            file TEXT NOT NULL CHECK (file IN ('code', 'test')),
+            code TEXT,
+            mtime REAL,
+            taken_at REAL NOT NULL,
+            UNIQUE (session_id, slug, file)
+        )""",
     ],
 }
 
@@ -194,6 +212,18 @@ class Submission:
     auto: bool = False
     suite_version: str | None = None  # the hidden suite that graded it (kata.suites); None before v3
     regrade_of: int | None = None  # the submission this one regraded on a later suite
+
+
+@dataclass(frozen=True, slots=True)
+class DeadlineSnapshot:
+    """One workspace file as the deadline keeper read it at a session's deadline."""
+
+    session_id: int
+    slug: str
+    file: str  # 'code' (the question's workspace file) | 'test' (a hunt's pin file)
+    code: str | None  # None: missing, or not UTF-8 text, at the deadline
+    mtime: float | None  # its modification time when read
+    taken_at: float  # when the keeper read it
 
 
 def still_live_message(session: Session, now: float) -> str:
@@ -478,6 +508,26 @@ class Store:
     def snapshots(self, session_id: int | None, slug: str) -> list[Submission]:
         """Every saved version of the learner's file (checks, submissions, watch saves), oldest first."""
         return self.submissions(session_id=session_id, slug=slug, suite=None, current=False)
+
+    # --- the deadline keeper's snapshots ------------------------------------------
+
+    def add_deadline_snapshots(self, session_id: int, files: list[tuple[str, str, str | None, float | None]],
+                               taken_at: float) -> None:
+        """Record what each file (slug, 'code'|'test', text or None, mtime or None) held at the
+        session's deadline; a file recorded already keeps its first record."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO deadline_snapshots (session_id, slug, file, code, mtime, taken_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(session_id, slug, file, code, mtime, taken_at) for slug, file, code, mtime in files],
+            )
+
+    def deadline_snapshots(self, session_id: int) -> dict[tuple[str, str], DeadlineSnapshot]:
+        """(slug, file) -> what the deadline keeper saw of it; empty if the keeper never wrote."""
+        rows = self.db.execute("SELECT * FROM deadline_snapshots WHERE session_id = ?",
+                               (session_id,)).fetchall()
+        return {(r["slug"], r["file"]): DeadlineSnapshot(r["session_id"], r["slug"], r["file"], r["code"],
+                                                         r["mtime"], r["taken_at"]) for r in rows}
 
     # --- settling a session that ran out ---------------------------------------
 

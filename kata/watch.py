@@ -38,6 +38,14 @@ from kata.catalog import Kata, Workbook
 TICK_S = 1.0
 
 
+def _timeouts(result) -> str:
+    """'; 12 tests timed out: an infinite loop?' for a status line, or ''."""
+    from kata.results import timeout_line
+
+    line = timeout_line(result)
+    return f"; {line}" if line else ""
+
+
 @dataclass
 class Event:
     kind: str  # save | key | tick | progress | graded
@@ -155,9 +163,16 @@ class Watch:
         """Once a second: when the session is over, settle it and stop."""
         if sessions.live_session(self.wb) is not None or self.job is not None:
             return
+        said = []
         for a in sessions.settle(self.wb, self._announce):
-            self.emit(f"the clock ran out; {a.line()}")
+            first, *evidence = a.lines()
+            self.emit(f"the clock ran out; {first}")
+            for line in evidence:  # what it went by, where the deadline keeper's record did not decide
+                self.emit(line)
+            said += a.lines()
         self.emit("the session is over: `kata review` shows what you missed")
+        # the screen's last message (on a terminal): what the deadline did with each question
+        self.message = "\n".join([*said, "the session is over: `kata review` shows what you missed"])
         self.stop.set()
 
     def on_progress(self, counts) -> None:
@@ -215,7 +230,7 @@ class Watch:
             self.last[kata.slug] = graded.result
             r = graded.result
             self.say(f"{kata.slug} saved: visible {r.passed}/{len(r.tests)} pass"
-                     + self.first_failure_line() + (f"; your pin {graded.pin_check}" if graded.pin_check else ""))
+                     + _timeouts(r) + self.first_failure_line() + (f"; your pin {graded.pin_check}" if graded.pin_check else ""))
         return then
 
     def _submit(self, kata):
@@ -227,7 +242,8 @@ class Watch:
             opened = f"; level {graded.opened[0]} is open" if graded.opened else ""
             share = graded.question_share(self.wb).replace(": ", "; ", 1)
             self.say(f"submitted {kata.slug}: {r.points_earned:g}/{r.points_possible:g} points on "
-                     f"level{'s' if len(lv) > 1 else ''} {', '.join(map(str, lv))}{share}{opened}")
+                     f"level{'s' if len(lv) > 1 else ''} {', '.join(map(str, lv))}{share}{opened}"
+                     + _timeouts(r))
             if graded.opened:  # its visible tests changed: never show the old count
                 self.last.pop(kata.slug, None)
                 self.start_job(f"{kata.slug} (visible tests of level {graded.opened[0]})",

@@ -7,13 +7,20 @@ from pathlib import Path
 
 import pytest
 
+from kata import session as session_module
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# The tests move kata's clock with $KATA_NOW: only this switch makes kata honour it (a `kata`
+# process the tests launch turns it on through tests/kata_test_clock.py).
+session_module.TEST_CLOCK = True
 
 
 @pytest.fixture(autouse=True)
 def isolated_state(tmp_path, monkeypatch):
-    """Point the workbook's state (workspace/, .kata/) at a tmp dir; plain output."""
+    """Point the workbook's state (workspace/, .kata/) at a tmp dir; plain output. Any deadline
+    keeper a test's sessions started under tmp_path is ended with the test."""
     from kata import views
 
     state = tmp_path / "state"
@@ -24,6 +31,15 @@ def isolated_state(tmp_path, monkeypatch):
     views.reset_console()
     yield state
     views.reset_console()
+    end_keepers(tmp_path)
+
+
+def end_keepers(root: Path) -> None:
+    """End every deadline keeper whose pid file lies under `root` (kata/keeper.py)."""
+    from kata import keeper
+
+    for folder in {p.parent for p in root.rglob("keeper-*.pid")}:
+        keeper.stop(folder)
 
 
 @pytest.fixture

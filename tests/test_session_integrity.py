@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 
+from tests.conftest import REPO
 from tests.test_cli import kata
 from tests.test_deadline import T0, at, saved_at, ws
 
@@ -88,8 +89,8 @@ def test_killing_the_auto_submission_mid_grading_then_status_grades_the_work(
     saved_at(target, 30)
     for sig in (signal.SIGKILL, signal.SIGTERM):
         env = dict(os.environ, KATA_NOW=str(T0 + 400))
-        cmd = subprocess.Popen([sys.executable, "-m", "kata", "status"], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        cmd = subprocess.Popen([sys.executable, "-m", "tests.kata_test_clock", "status"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
         time.sleep(3)  # inside the grading of the saved version
         assert cmd.poll() is None, cmd.communicate()
         cmd.send_signal(sig)
