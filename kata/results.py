@@ -140,7 +140,7 @@ def timeout_line(result: SuiteResult) -> str | None:
         return None
     said = f"{n} test{'s' if n != 1 else ''} timed out: an infinite loop?"
     if unrun:
-        said += f" {unrun} more not run: the time budget was spent"
+        said += f" {unrun} more not run: out of time"
     return said
 
 

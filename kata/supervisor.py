@@ -219,10 +219,12 @@ class RunSupervisor:
             return
         t = self.tests[current]
         t.status = ERROR
-        t.message = why or f"the test process {_describe_exit(returncode)} during this test"
+        already = (t.message or "").startswith(TIMED_OUT)  # its call timed out: that says it, once
+        if not already:
+            t.message = why or f"the test process {_describe_exit(returncode)} during this test"
         t.output = (t.output or "") + output[-2000:] if output else t.output
         self.finished.add(current)
-        if why and why.startswith(TIMED_OUT):
+        if why and why.startswith(TIMED_OUT) and not already:
             self._count_timeout(current)
 
     def _rescue(self, pending: list[str], why: str) -> list[str] | None:

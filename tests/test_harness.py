@@ -207,9 +207,12 @@ def test_two_timeouts_shorten_every_later_bound_and_the_whole_run_has_a_budget(a
     assert result.duration < limits.wall_timeout + limits.rescue_timeout + 3, result.duration
     from kata.results import timeout_line, timed_out
 
-    assert timed_out(result) >= 3
+    n = timed_out(result)  # how many fit in the budget depends on the machine's load
+    assert n >= 2
+    bounds = [t.message for t in result.tests if t.message.startswith("timed out")]
+    assert all("after 1s" in b for b in bounds[2:]), bounds  # 0.5 s + 0.5 s of grace
     line = timeout_line(result)
-    assert line is not None and line.startswith(f"{timed_out(result)} tests timed out: an infinite loop?")
+    assert line is not None and line.startswith(f"{n} tests timed out: an infinite loop?")
 
 
 def test_the_summary_says_how_many_tests_timed_out(fixture_workbook, isolated_state):
