@@ -1188,6 +1188,7 @@ def regrade(
         for r in changed:
             say(f"  {r['student']} {r['kata']}: {r['previous']['points_earned']:g} -> "
                         f"{r['points_earned']:g}")
+        _error_rows(book)
         return
     if session_id is None:
         last = session.open_store(wb).last_ended_session(session.now())
@@ -1274,6 +1275,18 @@ def runner(
         os.close(folder)
 
 
+def _error_rows(book: dict) -> None:
+    """A gradebook's error rows, each with its one-line reason: a refused file (a link, a FIFO, a
+    file moved or changed since the batch) or code that could not run."""
+    from kata.output import say as write
+
+    errors = [row for row in book["rows"] if row["status"] == "error"]
+    if errors:
+        say(f"Errors (0 points): {len(errors)} row(s)")
+        for row in errors:  # a wrapped reason continues under the row's text
+            write(f"  {row['student']} {row['kata']}: {row['message']}", markup=False, indent=4)
+
+
 def batch_limits(timeout: float):
     """A cohort's grading: `timeout` a test, and budgets that leave an honest slow test its time
     (nobody waits at a screen for one row, as a learner does for a submit)."""
@@ -1345,6 +1358,7 @@ def grade_batch(
         say(f"Missing (no file handed in, 0 points): {len(missing)} student(s)", markup=True)
         for student, slugs in sorted(missing.items()):
             say(f"  {student}: {', '.join(slugs)}", markup=False)
+    _error_rows(book)
     if book["most_failed"]:
         say("Hidden tests most students failed:", markup=True)
         for item in book["most_failed"][:5]:

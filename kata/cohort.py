@@ -135,8 +135,9 @@ def discover(wb: Workbook, submissions: Path) -> dict[str, dict[str, Path]]:
     """student -> {slug: path} for every kata module name found in the student's folder.
 
     SUBMISSIONS is taken relative to the current folder (never the workbook's). A path is listed
-    whatever it is (a symlink, a FIFO, a folder): `snapshot` says why it cannot be graded. A batch
-    in which no student handed in any kata file is an error, not a gradebook of zeros.
+    whatever it is (a symlink, a FIFO, a folder): `read_inside` says why it cannot be graded. A
+    student folder that is a symbolic link lists every kata, each refused in its row. A batch in
+    which no student handed in any kata file is an error, not a gradebook of zeros.
     """
     submissions = Path(submissions).expanduser().resolve()
     if not submissions.is_dir():
@@ -150,6 +151,9 @@ def discover(wb: Workbook, submissions: Path) -> dict[str, dict[str, Path]]:
                 if os.path.lexists(candidate):
                     files[kata.slug] = candidate
                     break
+            else:
+                if student.is_symlink():  # a link to a classmate's folder: refused, not skipped
+                    files[kata.slug] = student / kata.module
         found[student.name] = files
     if not any(found.values()):
         modules = ", ".join(sorted(k.module for k in katas))
@@ -159,20 +163,66 @@ def discover(wb: Workbook, submissions: Path) -> dict[str, dict[str, Path]]:
     return found
 
 
-def read_submission(path: Path) -> str:
-    """The text of one handed-in file, read once; CatalogError (one line naming the file) for a
-    symlink, a FIFO, a device, a folder, a file over MAX_SUBMISSION_BYTES or bytes not UTF-8."""
-    name = os.fsdecode(path).encode("utf-8", "backslashreplace").decode()
-    st = os.lstat(path)
-    if stat.S_ISLNK(st.st_mode):
-        raise CatalogError(f"{name}: a symbolic link: hand in the file itself")
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) \
-            else "not a regular file"
-        raise CatalogError(f"{name}: {kind}: hand in a regular Python file")
-    if st.st_size > MAX_SUBMISSION_BYTES:
-        raise CatalogError(f"{name}: {st.st_size} bytes, over the {MAX_SUBMISSION_BYTES} limit")
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # no race into a FIFO
+def inside_parts(rel: str) -> list[str]:
+    """The components of `rel`, a path inside a submissions folder written with '/'; CatalogError
+    for an absolute path, a '..' or '.' or an empty component (never followed)."""
+    parts = rel.split("/")
+    if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise CatalogError(f"{shown(rel)}: not a plain path inside the submissions folder "
+                           "(no '..', no leading '/'): not followed")
+    return parts
+
+
+def open_folder_inside(root: Path, parts: list[str], create: bool = False,
+                       advice: str = "hand in the folder itself, not a link to one") -> int:
+    """A descriptor of the folder root/parts[0]/parts[1]/..., each component opened on its own
+    without following a symbolic link (CatalogError naming the first one that is a link or not a
+    folder, then `advice`); with `create`, missing folders are made on the way. The caller closes it."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for i, part in enumerate(parts):
+            name = shown(os.fsdecode(root.joinpath(*parts[:i + 1])))
+            if create:
+                try:
+                    os.mkdir(part, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            st = os.stat(part, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISLNK(st.st_mode):
+                raise CatalogError(f"{name}: a symbolic link: {advice}")
+            if not stat.S_ISDIR(st.st_mode):
+                raise CatalogError(f"{name}: not a folder: {advice}")
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_inside(root: Path, rel: str) -> str:
+    """The text of one handed-in file, root/rel, read once; every component of `rel` is checked
+    on the way (no '..', no symbolic link: a student folder linked to a classmate's is refused).
+    CatalogError (one line naming the path) for a link, a FIFO, a device, a folder, a file over
+    MAX_SUBMISSION_BYTES or bytes not UTF-8; OSError for a file that is not there."""
+    parts = inside_parts(rel)
+    name = shown(os.fsdecode(root.joinpath(*parts)))
+    folder = open_folder_inside(root, parts[:-1])
+    try:
+        st = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False)
+        if stat.S_ISLNK(st.st_mode):
+            raise CatalogError(f"{name}: a symbolic link: hand in the file itself")
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) \
+                else "not a regular file"
+            raise CatalogError(f"{name}: {kind}: hand in a regular Python file")
+        if st.st_size > MAX_SUBMISSION_BYTES:
+            raise CatalogError(f"{name}: {st.st_size} bytes, over the {MAX_SUBMISSION_BYTES} limit")
+        # O_NOFOLLOW and O_NONBLOCK: no race into a link or a FIFO
+        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    finally:
+        os.close(folder)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise CatalogError(f"{name}: changed into something that is not a file: hand in a file")
@@ -185,21 +235,40 @@ def read_submission(path: Path) -> str:
         raise CatalogError(f"{name}: byte {exc.start} is not UTF-8: save the file as UTF-8") from None
 
 
+def write_inside(folder: int, name: str, text: str) -> None:
+    """Write `name` in the open folder `folder` as a new file renamed over it: a symbolic link
+    planted at `name` is replaced, never followed."""
+    tmp = f".{name}.{os.urandom(6).hex()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=folder)
+        except OSError:
+            pass
+        raise
+
+
 def shown(name: str) -> str:
     """A file name as text that can be printed and written (bytes not UTF-8 as \\xNN)."""
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def snapshot(students: dict[str, dict[str, Path]], mine: list[str]) -> dict[tuple[str, str], str | CatalogError]:
+def snapshot(students: dict[str, dict[str, Path]], mine: list[str],
+             submissions: Path) -> dict[tuple[str, str], str | CatalogError]:
     """(student, slug) -> the code, or why it cannot be graded: every file read before the first
-    student's code runs, so no student can change what another hands in."""
+    student's code runs, so no student can change what another hands in; each read inside
+    `submissions`, component by component (`read_inside`)."""
     taken: dict[tuple[str, str], str | CatalogError] = {}
     for student in mine:
         for slug, path in students[student].items():
             try:
                 if shown(student) != student:
                     raise CatalogError(f"{shown(str(path.parent))}: the folder name is not UTF-8: rename it")
-                taken[(student, slug)] = read_submission(path)
+                taken[(student, slug)] = read_inside(submissions, path.relative_to(submissions).as_posix())
             except OSError as exc:
                 taken[(student, slug)] = CatalogError(f"{path}: cannot be read ({exc.strerror})")
             except CatalogError as exc:
@@ -241,7 +310,7 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
     submissions = Path(submissions).expanduser().resolve()
     students = discover(wb, submissions)
     mine = [s for i, s in enumerate(students) if i % n == k - 1]
-    codes = snapshot(students, mine)
+    codes = snapshot(students, mine, submissions)
     where = {(student, slug): {"file": shown(path.relative_to(submissions).as_posix())}
              for student in mine for slug, path in students[student].items()}
     with temp_folder("batch") as tmp:
@@ -351,7 +420,11 @@ def merge(books: list[dict]) -> dict:
     for b in books[1:]:
         if b["katas"] != katas:
             raise CatalogError("gradebook merge: the gradebooks were made from different katas")
-    rows = [Row(**r) for b in books for r in b["rows"]]
+    try:
+        rows = [Row(**r) for b in books for r in b["rows"]]
+    except (KeyError, TypeError) as exc:
+        raise CatalogError(f"gradebook merge: a row is not a grade-batch row ({exc}): merge the "
+                           "gradebook.json files grade-batch wrote") from None
     seen = Counter((r.student, r.kata) for r in rows)
     dupes = [key for key, c in seen.items() if c > 1]
     if dupes:
@@ -375,9 +448,23 @@ def wide_rows(book: dict) -> list[list]:
     return rows
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
+
+
+def inert(cell):
+    """A CSV cell no spreadsheet runs as a formula: text that opens with = + - @ (or a tab or a
+    carriage return), such as a student's folder name, gets a leading single quote; numbers, and
+    text that is a plain number such as -2.5, stay as they are."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_START) and not PLAIN_NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
 def write_gradebook(book: dict, out: Path) -> tuple[Path, Path]:
     """gradebook.json, gradebook.csv (one row per student and kata, points per level) and
-    gradebook-wide.csv (one row per student, a column per kata: for LMS import)."""
+    gradebook-wide.csv (one row per student, a column per kata: for LMS import); every CSV cell
+    made `inert`."""
     out.mkdir(parents=True, exist_ok=True)
     json_path, csv_path = out / "gradebook.json", out / "gradebook.csv"
     json_path.write_text(json.dumps(book, indent=2) + "\n")
@@ -388,59 +475,116 @@ def write_gradebook(book: dict, out: Path) -> tuple[Path, Path]:
                 *[f"level_{i}" for i in range(1, max_levels + 1)], "tests_failed"])
     for r in book["rows"]:
         levels = r["levels"] + [""] * (max_levels - len(r["levels"]))
-        w.writerow([r["student"], r["kata"], r["status"], r["points_earned"], r["points_possible"],
-                    *levels, len(r["failed"])])
+        w.writerow([inert(c) for c in (r["student"], r["kata"], r["status"], r["points_earned"],
+                                       r["points_possible"], *levels, len(r["failed"]))])
     csv_path.write_text(buf.getvalue())
     wide = io.StringIO()
-    csv.writer(wide, lineterminator="\n").writerows(wide_rows(book))
+    csv.writer(wide, lineterminator="\n").writerows([inert(c) for c in row] for row in wide_rows(book))
     (out / "gradebook-wide.csv").write_text(wide.getvalue())
     return json_path, csv_path
 
 
-def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
-    """Grade a grade-batch's students again on today's suites; the new gradebook keeps each row's
-    old points and suite version under `previous`."""
-    from kata.grading import Limits, grade
-
+def _batch_gradebook(gradebook_path: Path) -> tuple[dict, Path]:
+    """A grade-batch's gradebook.json and its submissions folder, checked: CatalogError (one line)
+    for a file kata did not write, or a submissions folder that moved, is gone or is now reached
+    through a symbolic link (a regrade follows no link: it grades what the batch graded or nothing)."""
     try:
         book = json.loads(Path(gradebook_path).read_text(encoding="utf-8"))
-        submissions = Path(book["submissions"])
-        old_rows = book["rows"]
+        recorded = book["submissions"]
+        if not isinstance(recorded, str) or not isinstance(book["students"], list) \
+                or not isinstance(book["katas"], dict) or not all(
+                    isinstance(r, dict) and isinstance(r["student"], str) and isinstance(r["kata"], str)
+                    for r in book["rows"]):
+            raise TypeError("a field has the wrong type")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise CatalogError(f"{gradebook_path}: not a gradebook kata can regrade ({exc}): it must be a "
                            "gradebook.json written by `kata grade-batch`") from None
+    submissions = Path(recorded)
+    redo = "run `kata grade-batch` on the folder where it is now"
+    if not submissions.is_absolute():
+        raise CatalogError(f"{gradebook_path}: submissions {recorded!r} is not an absolute path: {redo}")
+    if not os.path.lexists(submissions):
+        raise CatalogError(f"{gradebook_path}: its submissions folder {recorded} is gone: {redo}")
+    if os.path.realpath(submissions) != os.path.normpath(submissions):
+        raise CatalogError(f"{gradebook_path}: its submissions folder {recorded} is now reached through a "
+                           f"symbolic link (to {os.path.realpath(submissions)}): {redo}")
+    if not submissions.is_dir():
+        raise CatalogError(f"{gradebook_path}: its submissions folder {recorded} is not a folder: {redo}")
+    return book, submissions
+
+
+def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
+    """Grade a grade-batch's students again on today's suites; the new gradebook keeps each row's
+    old points and suite version under `previous`.
+
+    Every score is derived again from the submissions folder, found as grade-batch finds it: the
+    gradebook only says which (student, kata) rows to grade and which file, by its path relative
+    to the folder and its sha256, each row graded. A row whose file is not where the gradebook
+    says, or no longer there, or changed, or was never graded (a file handed in after the batch),
+    becomes an error row (0 points) with a one-line reason; a row with no file is missing (0
+    points), whatever points the gradebook gave it.
+    """
+    from kata.grading import Limits, grade
+
+    book, submissions = _batch_gradebook(gradebook_path)
+    katas = {slug: wb.kata(slug) for slug in book["katas"]}
+    try:
+        students = discover(wb, submissions)
+    except CatalogError:
+        students = {}  # no kata file left at all: every graded row is refused below
+    found = {(shown(s), slug): shown(path.relative_to(submissions).as_posix())
+             for s, files in students.items() for slug, path in files.items()}
+    raw = {shown(s): s for s in students}
+    old_rows = {(r["student"], r["kata"]): r for r in book["rows"]}
+    if len(old_rows) != len(book["rows"]):
+        raise CatalogError(f"{gradebook_path}: a student's kata has two rows: regrade a gradebook "
+                           "grade-batch wrote")
+    for student in book["students"]:  # a row taken out of the gradebook is derived again too
+        for slug in katas:
+            old_rows.setdefault((student, slug), {"student": student, "kata": slug, "status": "missing",
+                                                  "points_earned": 0.0})
     rows = []
-    versions = {}
-    for old in old_rows:
-        kata = wb.kata(old["kata"])
-        versions[kata.slug] = suite_version(kata)
-        previous = {"points_earned": old["points_earned"], "suite_version": old.get("suite_version")}
-        if old["status"] == "missing" or not old.get("file") or not old.get("sha256"):
-            row = Row(**{k: v for k, v in old.items() if k in Row.__dataclass_fields__})
+    for (student, slug), old in sorted(old_rows.items()):
+        kata = katas[slug] if slug in katas else wb.kata(slug)
+        zero = [0.0] * len(kata.levels)
+        rel, recorded = found.get((student, slug)), old.get("file")
+        code: str | CatalogError | None = None
+        if rel is None:
+            if recorded or old.get("status") != "missing":
+                code = CatalogError(f"{shown(str(submissions / student))}: no {kata.module} there now, yet "
+                                    f"the gradebook has a {old.get('status')!r} row for it: not regraded")
+        elif rel != recorded:
+            code = CatalogError(f"{rel}: the gradebook records "
+                                f"{repr(recorded) if recorded else 'no file handed in'} for this row: "
+                                "not regraded")
         else:
-            path = submissions / old["file"]
-            code: str | CatalogError
             try:
-                code = read_submission(path)
+                code = read_inside(submissions, f"{raw[student]}/{rel.split('/', 1)[1]}")
+                if not old.get("sha256"):
+                    raise CatalogError(f"{rel}: the batch did not grade it (no sha256 recorded): not regraded")
                 if file_sha256(code.encode("utf-8")) != old["sha256"]:
-                    raise CatalogError(f"{path}: changed since it was graded: not regraded")
+                    raise CatalogError(f"{rel}: changed since it was graded: not regraded")
             except OSError as exc:
-                code = CatalogError(f"{path}: cannot be read now ({exc.strerror})")
+                code = CatalogError(f"{rel}: cannot be read now ({exc.strerror}): not regraded")
             except CatalogError as exc:
                 code = exc
-            if isinstance(code, CatalogError):
-                row = Row(old["student"], kata.slug, "error", 0.0, kata.points, [0.0] * len(kata.levels),
-                          [], str(code))
-            else:
-                result = grade(kata, path, "hidden", limits or Limits(), code=code)
-                row = Row(old["student"], kata.slug, result.status, result.points_earned, kata.points,
-                          [lv.points_earned for lv in result.levels],
-                          [t.name for t in result.tests if t.status != "pass"], result.message)
-            row.file, row.sha256 = old.get("file"), old.get("sha256")
-        row.suite_version = versions[kata.slug]
-        row.previous = previous
+        if code is None:
+            row = Row(student, slug, "missing", 0.0, kata.points, zero, [], "no file handed in")
+        elif isinstance(code, CatalogError):
+            # what the gradebook recorded stays: the next regrade finds the same reason
+            row = Row(student, slug, "error", 0.0, kata.points, zero, [], str(code), file=recorded,
+                      sha256=old.get("sha256"))
+        else:
+            result = grade(kata, submissions / str(rel), "hidden", limits or Limits(), code=code)
+            row = Row(student, slug, result.status, result.points_earned, kata.points,
+                      [lv.points_earned for lv in result.levels],
+                      [t.name for t in result.tests if t.status != "pass"], result.message,
+                      file=rel, sha256=old["sha256"])
+        if row.status != "missing":
+            row.suite_version = suite_version(kata)
+        row.previous = {"points_earned": old.get("points_earned"), "suite_version": old.get("suite_version")}
         rows.append(row)
-    new = gradebook(rows, book["katas"], book.get("shard", "1/1"), book["students"],
-                    submissions=str(submissions))
+    levels = {slug: [lv.name for lv in kata.levels] for slug, kata in katas.items()}
+    new = gradebook(rows, levels, book.get("shard", "1/1"), book["students"], submissions=str(submissions))
     new["regraded_from"] = str(gradebook_path)
     return new

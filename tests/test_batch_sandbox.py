@@ -24,7 +24,8 @@ from kata.grading import Limits
 from tests.test_sandbox import _alive
 
 ROOT = Path(__file__).resolve().parents[1]
-FAST = Limits(test_timeout=2, hard_test_grace=2, wall_timeout=120)
+# no shorter bound after two timeouts: on a loaded machine it could cut a slow correct test short
+FAST = Limits(test_timeout=2, hard_test_grace=2, wall_timeout=120, strike_timeout=2)
 
 MALLORY = '''
 import os, pathlib, time
