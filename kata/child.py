@@ -48,7 +48,7 @@ def _libc():
     return _LIBC[0]
 
 
-def _limit_child(memory_bytes: int, cpu_seconds: int, parent_pid: int):
+def _limit_child(memory_bytes: int, cpu_seconds: int, parent_pid: int, file_bytes: int):
     import resource
 
     libc = _libc()
@@ -58,6 +58,10 @@ def _limit_child(memory_bytes: int, cpu_seconds: int, parent_pid: int):
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # no file the child writes (its saved copy of the real stdout, say) grows past file_bytes:
+        # a write beyond fails with EFBIG (SIGXFSZ ignored) instead of filling the disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         if prctl is not None:
             prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # die with the parent, even on SIGKILL
             if os.getppid() != parent_pid:  # the parent died before prctl took effect
@@ -140,7 +144,8 @@ class Child:
 
     @classmethod
     def start(cls, cmd: list[str], key: bytes, canaries: list, env: dict, cwd: Path,
-              output: Path, visible: list[Path], memory_bytes: int, cpu_seconds: int) -> Child:
+              output: Path, visible: list[Path], memory_bytes: int, cpu_seconds: int,
+              file_bytes: int = 256 * 1024**2) -> Child:
         """Start `cmd` (a pytest command line to which `--kata-events fd:N` is appended) with the
         secret {key, canaries} on a pipe named by $KATA_SECRET_FD. `visible`: the folders the
         sandbox mounts read-only (the run's private copy)."""
@@ -160,7 +165,7 @@ class Child:
                     wrapped, cwd=cwd, stdout=out,
                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                     start_new_session=True, pass_fds=(secret_r, events_w),
-                    preexec_fn=_limit_child(memory_bytes, cpu_seconds, os.getpid()))
+                    preexec_fn=_limit_child(memory_bytes, cpu_seconds, os.getpid(), file_bytes))
         except BaseException:
             os.close(events_r)
             raise
@@ -217,7 +222,12 @@ def _kill_group(child: subprocess.Popen) -> None:
 
 class _EventReader:
     """Reads the plugin's JSON lines from the event pipe without blocking, checking each line's
-    signature and sequence number. A line that fails either is reported as forged."""
+    signature and sequence number. A line that fails either is reported as forged. Each poll
+    reads at most READ_BYTES, so a child that floods the pipe cannot keep the parent (and its
+    watchdog) reading; a line longer than LINE_BYTES is a flood, reported as forged."""
+
+    READ_BYTES = 1 << 20
+    LINE_BYTES = 4 << 20  # the plugin's longest line (a sweep's collected ids) is far shorter
 
     def __init__(self, fd: int, key: bytes):
         self.fd: int | None = fd
@@ -227,7 +237,8 @@ class _EventReader:
         self.forged: str | None = None
 
     def poll(self) -> list[dict]:
-        while self.fd is not None:
+        chunks, read = [self.buffer], 0
+        while self.fd is not None and read < self.READ_BYTES and not self.forged:
             try:
                 chunk = os.read(self.fd, 1 << 16)
             except BlockingIOError:
@@ -238,8 +249,14 @@ class _EventReader:
                 raise
             if not chunk:
                 break
-            self.buffer += chunk
-        *lines, self.buffer = self.buffer.split(b"\n")
+            chunks.append(chunk)
+            read += len(chunk)
+        *lines, self.buffer = b"".join(chunks).split(b"\n")
+        if len(self.buffer) > self.LINE_BYTES and not self.forged:
+            self.forged = (f"the grading event stream holds a line of over {self.LINE_BYTES >> 20} MiB "
+                           "the plugin did not write (a flood)")
+        if self.forged:
+            self.buffer = b""  # nothing more is believed: keep no memory for a flood
         events = []
         for line in lines:
             if self.forged:

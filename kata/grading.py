@@ -156,7 +156,8 @@ def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, level
                            sup.limits.strike_timeout, sup.timed_out)
             child = Child.start(cmd, secrets.token_hex(16).encode(), canaries,
                                 _env(tmp, sup.restarts), root, tmp / f"output-{sup.restarts}.txt",
-                                visible, sup.limits.memory_bytes, int(remaining) + 10)
+                                visible, sup.limits.memory_bytes, int(remaining) + 10,
+                                sup.limits.file_bytes)
             why = None
             try:
                 while child.poll() is None:

@@ -32,6 +32,7 @@ class Limits:
     import_timeout: float = 10.0  # importing the learner's module, once, before the first test
     strike_timeout: float = 1.5  # per test, once two tests of the run have timed out
     memory_bytes: int = 3 * 1024**3  # RLIMIT_AS of the child
+    file_bytes: int = 256 * 1024**2  # RLIMIT_FSIZE of the child: no file it writes grows past it
     max_restarts: int = 200
 
     def __post_init__(self):

@@ -7,7 +7,7 @@ child runs inside it:
 * a read-only view of the Python installation, the installed `kata` package (and nothing beside
   it: an editable install keeps solutions/ and graders/ next to kata/, and they stay out of view)
   and the run's private folder (the hidden suite and the learner's file, copied for this run);
-* a fresh, empty, writable tmpfs as the working folder, home and /tmp, with hypothesis's Unicode
+* a fresh, empty, writable tmpfs (TMPFS_BYTES at most) as the working folder, home and /tmp, with hypothesis's Unicode
   tables mounted read-only inside it (`unicode_tables()`: built once per machine, not per child);
 * no view of the workbook, the workspace, the submissions folder or the state folder;
 * `--die-with-parent` and a PID namespace: when the run ends, every process the learner's code
@@ -41,6 +41,7 @@ log = logging.getLogger("kata.harness")
 INSTALL_HINT = "install bubblewrap (e.g. `sudo apt-get install bubblewrap`)"
 ENV_SWITCH = "KATA_SANDBOX"  # "off": never sandbox
 WORKDIR = "/kata-work"  # the child's working folder and home inside the sandbox (a tmpfs)
+TMPFS_BYTES = 256 * 1024**2  # the size of each writable tmpfs (/tmp, WORKDIR): memory no limit counts
 ALLOWED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 
 _STATUS: dict[str, str | None] = {}  # "reason" -> None (works) or why not, once per process
@@ -135,7 +136,7 @@ def wrap(cmd: list[str], visible: list[Path], force: bool = False) -> list[str]:
     if not force and not available():
         return cmd
     args = [_bwrap() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
     for system in ("/usr", "/etc/alternatives", "/etc/ssl"):
         args += ["--ro-bind-try", system, system]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
@@ -155,7 +156,7 @@ def wrap(cmd: list[str], visible: list[Path], force: bool = False) -> list[str]:
             args += ["--tmpfs", str(package / name)]
     for folder in visible:
         args += ["--ro-bind", str(folder), str(folder)]
-    args += ["--tmpfs", WORKDIR]
+    args += ["--size", str(TMPFS_BYTES), "--tmpfs", WORKDIR]
     tables = unicode_tables()
     if tables is not None:  # read-only: no child can change what the next one generates
         args += ["--ro-bind", str(tables), f"{WORKDIR}/hypothesis/unicode_data"]

@@ -189,3 +189,38 @@ def test_hypothesis_unicode_tables_are_built_once_and_read_only_in_the_child(add
     assert not any(tables.rglob("planted*"))
     monkeypatch.setattr(sandbox, "_TABLES", {})
     assert sandbox.unicode_tables() == tables  # built once: found again by the next process
+
+
+TMP_FILL = '''
+def add(a, b):
+    """The right sum only if the sandbox's /tmp filled up before 3 files of 100 MiB were written."""
+    import os
+
+    block = b"z" * (1 << 20)
+    try:
+        for n in range(3):
+            with open(f"/tmp/fill-{n}", "wb") as f:
+                for _ in range(100):
+                    f.write(block)
+    except OSError:  # ENOSPC: the tmpfs is capped
+        return a + b
+    finally:
+        for n in range(3):
+            try:
+                os.unlink(f"/tmp/fill-{n}")
+            except OSError:
+                pass
+    return a + b + 1
+''' + ADDER_REST
+
+
+@needs_bwrap
+def test_the_sandbox_tmp_is_capped(adder, tmp_path):
+    """The sandbox's /tmp is memory that no limit of the child counts: it is capped, so a child
+    cannot fill the machine's memory through it (3 x 100 MiB against a 256 MiB cap)."""
+    assert sandbox.TMPFS_BYTES < 300 * 1024**2
+    fill = tmp_path / "adder.py"
+    fill.write_text(TMP_FILL)
+    result = grade(adder, fill, limits=FAST)
+    test_add = by_name(result)["test_add"]
+    assert test_add.status == PASS, (test_add.message, test_add.output)
