@@ -1310,11 +1310,16 @@ def grade_batch(
                                     help="With --junit-xml: add file/line attributes and per-test properties."),
     require_sandbox: bool = typer.Option(False, "--require-sandbox",
                                          help="Refuse to start unless grading runs in the sandbox."),
+    allow_unsandboxed: bool = typer.Option(
+        False, "--allow-unsandboxed",
+        help="Grade even where the sandbox cannot run (one student's code could then change a "
+             "classmate's run; the gradebook says so)."),
 ) -> None:
     """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook.
 
     Every submission is read before the first student's code runs; the gradebook is rewritten as
-    each student finishes, so Ctrl-C keeps every finished row."""
+    each student finishes, so Ctrl-C keeps every finished row. Refused where the sandbox cannot
+    run, unless --allow-unsandboxed."""
     import os
 
     from rich.progress import Progress
@@ -1325,6 +1330,10 @@ def grade_batch(
     wb = workbook()
     if require_sandbox and not sandbox.available():
         fail(f"--require-sandbox: {sandbox.status_line()}")
+    if not allow_unsandboxed and not sandbox.available():
+        fail(f"{sandbox.status_line()}: in a batch, one student's code could then change a "
+             "classmate's run: install bubblewrap, or pass --allow-unsandboxed to grade anyway "
+             "(the gradebook says so)")
     k, n = parse_shard(shard)
     submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
     students = discover(wb, submissions)  # a mistake in the arguments is the one line printed
@@ -1350,6 +1359,9 @@ def grade_batch(
                     names=[f"{student}/{slug}" for student, slug, _ in results], rich=junit_rich)
     say(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
         f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}", markup=True)
+    if not book["sandboxed"]:
+        say("Not sandboxed: one student's code could have changed a classmate's run "
+            "(gradebook.json says \"sandboxed\": false).", markup=False)
     missing: dict[str, list[str]] = {}
     for row in book["rows"]:
         if row["status"] == "missing":

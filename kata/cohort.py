@@ -398,10 +398,13 @@ def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, student
     for r in rows:
         if r.suite_version and r.suite_version not in suite_versions.setdefault(r.kata, []):
             suite_versions[r.kata].append(r.suite_version)
+    from kata import sandbox
+
     return {
         "version": 1,
         "shard": shard,
         "submissions": submissions,
+        "sandboxed": sandbox.available(),  # false: one student's code could change another's run
         "suite_versions": dict(sorted(suite_versions.items())),
         "mixed_suite_versions": any(len(v) > 1 for v in suite_versions.values()),
         "students": sorted(students),

@@ -116,7 +116,7 @@ def test_killing_a_batch_keeps_every_finished_row(fixture_workbook, tmp_path):
     out = tmp_path / "book"
     env = dict(os.environ, KATA_WORKBOOK=str(fixture_workbook), KATA_SANDBOX="off")
     batch = subprocess.Popen([sys.executable, "-m", "kata", "grade-batch", str(subs), "--out", str(out),
-                              "--workers", "1", "--timeout", "30"], env=env, cwd=tmp_path,
+                              "--workers", "1", "--timeout", "30", "--allow-unsandboxed"], env=env, cwd=tmp_path,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 120
@@ -166,3 +166,26 @@ def test_a_latin1_byte_in_a_kata_toml_is_one_line_naming_the_file(fixture_workbo
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "kata.toml: byte" in lines[0] and "not UTF-8" in lines[0], lines
+
+
+def test_grade_batch_refuses_to_grade_a_class_unsandboxed_unless_told(fixture_workbook, tmp_path, monkeypatch):
+    """Without the sandbox, one student's code can reach a classmate's run: grade-batch says so
+    in one line and stops; --allow-unsandboxed grades, and the gradebook and the output say so."""
+    from typer.testing import CliRunner
+
+    from kata.cli import app
+
+    subs = tmp_path / "subs"
+    (subs / "ann").mkdir(parents=True)
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", subs / "ann" / "adder.py")
+    monkeypatch.setenv("KATA_WORKBOOK", str(fixture_workbook))
+    monkeypatch.setenv("KATA_SANDBOX", "off")
+    monkeypatch.chdir(tmp_path)
+    refused = CliRunner().invoke(app, ["grade-batch", "subs", "--out", "gb"])
+    assert refused.exit_code == 2, refused.output
+    assert "--allow-unsandboxed" in refused.output and "Traceback" not in refused.output
+    assert not (tmp_path / "gb").exists()
+    graded = CliRunner().invoke(app, ["grade-batch", "subs", "--out", "gb", "--allow-unsandboxed"])
+    assert graded.exit_code == 0, graded.output
+    assert "Not sandboxed" in graded.output
+    assert json.loads((tmp_path / "gb" / "gradebook.json").read_text())["sandboxed"] is False
