@@ -583,32 +583,41 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
             continue
         if not kata.grader.is_dir():
             continue  # a student bundle: no hidden suite here
-        # The saved version is the final answer: levels open as far as it passes them, in
-        # order, as they would have on submits (a level counts only if every earlier one passed).
-        on_progress = progress(kata) if progress else None
-        result = grading.grade(kata, path, "hidden", code=code, levels=list(q.levels),
-                               on_progress=on_progress)
-        if q.reveal == "progressive":
-            reached = []
-            for lv in result.levels:
-                reached.append(lv.level)
-                if not level_passed(lv):
-                    break
-            result.tests = [t for t in result.tests if t.task_id in reached]
-            grading.score(result, kata, reached)
-        points = None
-        if q.is_hunt:
-            from kata import hunt_questions
-
-            test_code = _pin_saved(wb, store, s, kata, kept)
-            result.hunt = hunt_questions.score_pin(store, s, kata, q, test_code, result)
-            points = hunt_questions.totals(result)
-        sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True, points=points,
-                                   suite_version=_suite_version(kata))
-        _record_levels(store, s.id, q.kata, result, saved_at, sub.id)
+        sub = _grade_final(wb, store, s, q, kata, code, saved_at, kept, progress)
         done.append(AutoSubmitted(s, kata, saved_at, sub,
                                   evidence=_evidence(s, chosen, from_file, found) if explain else ""))
     return done
+
+
+def _grade_final(wb: Workbook, store: Store, s: Session, q: Question, kata: Kata, code: str,
+                 saved_at: float, kept: dict[tuple[str, str], DeadlineSnapshot], progress) -> Submission:
+    """Grade and record the version saved by the cutoff: the final answer, so levels open as far
+    as it passes them, in order, as they would have on submits (a level counts only if every
+    earlier one passed)."""
+    from kata import grading
+
+    on_progress = progress(kata) if progress else None
+    result = grading.grade(kata, wb.workspace_file(kata), "hidden", code=code, levels=list(q.levels),
+                           on_progress=on_progress)
+    if q.reveal == "progressive":
+        reached = []
+        for lv in result.levels:
+            reached.append(lv.level)
+            if not level_passed(lv):
+                break
+        result.tests = [t for t in result.tests if t.task_id in reached]
+        grading.score(result, kata, reached)
+    points = None
+    if q.is_hunt:
+        from kata import hunt_questions
+
+        test_code = _pin_saved(wb, store, s, kata, kept)
+        result.hunt = hunt_questions.score_pin(store, s, kata, q, test_code, result)
+        points = hunt_questions.totals(result)
+    sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True, points=points,
+                               suite_version=_suite_version(kata))
+    _record_levels(store, s.id, q.kata, result, saved_at, sub.id)
+    return sub
 
 
 def _evidence(s: Session, chosen: _Version, from_file: _Version | None, found: str) -> str:
