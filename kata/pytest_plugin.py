@@ -20,9 +20,12 @@ pipe ($KATA_SECRET_FD, read and closed before any learner code runs): a key that
 (with a sequence number, so no line can be forged, replayed or reordered unseen) and the names of
 canary tests to insert, which must fail for every implementation. The plugin then imports the
 implementation once, between "import" events, before the first test (so a module that hangs or
-exits at import gets one verdict, not one per test), and after every test checks that pytest's
-reporting machinery, its own functions and the graders' helpers are the objects it saw before the
-learner's module was imported ("tampered" event otherwise).
+exits at import gets one verdict, not one per test), and checks that pytest's reporting
+machinery, its own functions, the graders' helpers and the tests are the objects, running the
+code, it saw before the learner's module was imported: right before and right after each test's
+call, in the report of that call, after the test, and at the call itself (the frame pytest calls
+must run the test's own code, so a test swapped for a moment and back is seen too); "tampered"
+event otherwise.
 
 What it leaves out: process isolation, time and memory bounds are the harness's job. Code running
 in the same process can always, with enough effort, read the plugin's memory: see the README's
@@ -37,13 +40,21 @@ import importlib.util
 import json
 import os
 import sys
+import types
 from pathlib import Path
 
+import _pytest.python
 import pytest
+
+from kata import strict as _strict  # the graders' comparisons: their trusted types taken now
 
 # Captured when pytest loads the plugin, before any learner code: events are written with these
 # even if the learner's module later replaces os.write or json.dumps.
 _os_write, _json_dumps, _hmac_new, _sha256 = os.write, json.dumps, hmac.new, hashlib.sha256
+_setprofile, _getprofile, _FunctionType = sys.setprofile, sys.getprofile, types.FunctionType
+# the frame a test function's own frame is called from (pytest's pytest_pyfunc_call)
+_PYFUNC_CALL = _pytest.python.pytest_pyfunc_call
+_PYFUNC_CODE = _PYFUNC_CALL.__code__
 SECRET_FD_ENV = "KATA_SECRET_FD"
 
 MESSAGE_CAP = 600  # characters of a failure's one-line message
@@ -297,6 +308,13 @@ class _TamperWatch:
     Covers pytest's runner, reports and test-function machinery, pytest.raises/approx/fail, the
     registered plugins and their makereport/logreport hooks, this plugin's own functions, and every
     function and class of the graders' own modules (their comparison helpers).
+
+    Two reads: `changed` (everything, after each test) and `quick` (the code of every watched
+    function, the graders' helpers by name, the cells of the tests' closures), cheap enough for
+    right before and right after each test's call and in the call's report: code swapped in while
+    a test is set up, or left swapped after its call, is seen before the call is scored. And the
+    call itself is seen: the frame pytest calls must run the test's own code (`expect_call`), so
+    a test swapped for a moment and back (by a thread, or by a trace function) is seen too.
     """
 
     def __init__(self, config):
@@ -310,6 +328,18 @@ class _TamperWatch:
         self.baseline = self.snapshot()
         # held, so that an id in the baseline can never be reused by a new object
         self.keep = [code for _, code in self.code_of_tests()]
+        self.pinned, self.names, self.cells = self._pins()
+        # what each test's call must run: (code, globals) of the function pytest calls
+        self.calls = {}
+        for item in getattr(config, "_kata_items_seen", None) or []:
+            fn = getattr(item, "obj", None)
+            fn = getattr(fn, "__func__", fn)
+            if type(fn) is _FunctionType:
+                self.calls[id(item)] = (fn.__code__, fn.__globals__)
+        # only where pytest's own pytest_pyfunc_call is the one that makes the call
+        impls = [i.function for i in config.hook.pytest_pyfunc_call.get_hookimpls()
+                 if not (i.hookwrapper or getattr(i, "wrapper", False))]
+        self.watch_calls = impls == [_PYFUNC_CALL]
 
     def snapshot(self) -> dict[str, int]:
         import _pytest.python as py
@@ -328,9 +358,7 @@ class _TamperWatch:
                            ("CallInfo", runner.CallInfo), ("Function", py.Function),
                            ("plugin", sys.modules[__name__])):
             take(prefix, ns)
-        strict = sys.modules.get("kata.strict")  # the graders' comparisons
-        if strict is not None:
-            take("strict", strict)
+        take("strict", _strict)  # the graders' comparisons
         for name in ("raises", "approx", "fail", "skip", "warns"):
             seen[f"pytest.{name}"] = id(getattr(pytest, name, None))
         for name in ("write", "_exit"):
@@ -363,6 +391,11 @@ class _TamperWatch:
             fn = getattr(fn, "__func__", fn)
             if fn is not None and id(fn) not in found:
                 found[id(fn)] = (item.nodeid, fn)
+            # what a decorated test calls: hypothesis's inner test, a functools.wraps chain
+            inner = getattr(getattr(fn, "hypothesis", None), "inner_test", None)
+            while inner is not None and id(inner) not in found:
+                found[id(inner)] = (f"{item.nodeid}[inner]", inner)
+                inner = getattr(inner, "__wrapped__", None)
             info = getattr(item, "_fixtureinfo", None)
             for fixture, defs in (getattr(info, "name2fixturedefs", None) or {}).items():
                 for d in defs:
@@ -384,15 +417,144 @@ class _TamperWatch:
         now = self.snapshot()
         return sorted(k for k in self.baseline.keys() | now.keys() if self.baseline.get(k) != now.get(k))
 
+    def _pins(self) -> tuple[list, list, list]:
+        """What `quick` reads, gathered once: (label, function, code, defaults, kwdefaults) of every
+        function the verdict runs through, (label, namespace, name, value) of the graders'
+        helpers and pytest's raises/approx/fail/skip/warns, (label, cell, contents) of the
+        tests' closures (a hypothesis test reaches its inner test through one)."""
+        import _pytest.reports as rep
+        import _pytest.runner as runner
 
-def _check_tampering(config, when: str) -> None:
+        functions: dict[int, tuple[str, types.FunctionType]] = {}
+
+        def pin(label, value):
+            if isinstance(value, (staticmethod, classmethod)):
+                value = value.__func__
+            if isinstance(value, property):
+                for part in (value.fget, value.fset, value.fdel):
+                    pin(label, part)
+            elif type(value) is _FunctionType and id(value) not in functions:
+                functions[id(value)] = (label, value)
+
+        names = []
+        namespaces = [("runner", runner), ("reports", rep), ("python", _pytest.python),
+                      ("TestReport", rep.TestReport), ("BaseReport", rep.BaseReport),
+                      ("CallInfo", runner.CallInfo), ("Function", _pytest.python.Function),
+                      ("plugin", sys.modules[__name__]), ("strict", _strict)]
+        helpers = [("strict", _strict), ("pytest", pytest)]
+        checks = sys.modules.get("kata.checks")
+        if checks is not None:
+            namespaces.append(("checks", checks))
+            helpers.append(("checks", checks))
+        for mod_name in self.grader_modules:
+            module = sys.modules.get(mod_name)
+            if module is not None:
+                namespaces.append((f"grader:{mod_name}", module))
+                helpers.append((f"grader:{mod_name}", module))
+                # the classes a grader defines (its models and oracles): their methods too
+                namespaces += [(f"grader:{mod_name}.{k}", v) for k, v in list(vars(module).items())
+                               if isinstance(v, type) and v.__module__ == mod_name]
+        for name, fn in self.functions:
+            pin(f"code:{name}", fn)
+        for prefix, namespace in namespaces:
+            for key, value in list(vars(namespace).items()):
+                pin(f"{prefix}.{key}", value)
+        for prefix, module in helpers:
+            space = vars(module)
+            wanted = ("raises", "approx", "fail", "skip", "warns") if module is pytest else list(space)
+            names += [(f"{prefix}.{key}", space, key, space[key]) for key in wanted
+                      if key in space and callable(space[key])]
+        cells = []
+        for name, fn in self.functions:
+            for cell in getattr(fn, "__closure__", None) or ():
+                try:
+                    cells.append((f"closure:{name}", cell, cell.cell_contents))
+                except ValueError:  # a cell not filled yet: nothing to compare with
+                    continue
+        pinned = [(label, fn, fn.__code__, fn.__defaults__, fn.__kwdefaults__)
+                  for label, fn in functions.values()]
+        return pinned, names, cells
+
+    def quick(self) -> list[str]:
+        """What changed among the pins (see _pins), compared by identity: an object that says it
+        equals the one it replaced is not asked. About 40 microseconds for 600 pins."""
+        changed = [label for label, fn, code, defaults, kwdefaults in self.pinned
+                   if fn.__code__ is not code or fn.__defaults__ is not defaults
+                   or fn.__kwdefaults__ is not kwdefaults]
+        changed += [label for label, space, key, value in self.names
+                    if space.get(key, _GONE) is not value]
+        for label, cell, value in self.cells:
+            try:
+                if cell.cell_contents is not value:
+                    changed.append(label)
+            except ValueError:
+                changed.append(label)
+        return changed
+
+    def expect_call(self, item, before) -> tuple:
+        """A profile function to set right before pytest calls `item`'s function, and the list it
+        fills: [True] once a frame pytest called runs the test's own code in its own module, []
+        if only other code ran in its place. It hands back to `before` (the profile function it
+        replaces, None as a rule) at that frame, so the test itself runs unobserved, or when
+        pytest's call returns. (None, []) if `item` is not one watched so."""
+        seen: list[bool] = []
+        want = self.calls.get(id(item)) if self.watch_calls else None
+        if want is None:
+            return None, seen
+        code, namespace = want
+
+        def profile(frame, event, arg):
+            if event == "call":
+                caller = frame.f_back
+                if caller is not None and caller.f_code is _PYFUNC_CODE and \
+                        frame.f_code is code and frame.f_globals is namespace:
+                    seen.append(True)
+                    _setprofile(before)
+            elif event == "return" and frame.f_code is _PYFUNC_CODE:
+                _setprofile(before)
+        return profile, seen
+
+
+_GONE = object()
+
+
+def _check_tampering(config, when: str, quick: bool = False) -> None:
     watch = getattr(config, "_kata_watch", None)
     if watch is None or config._kata_tampered:
         return
-    changed = watch.changed()
+    changed = watch.quick() if quick else watch.changed()
     if changed:
-        config._kata_tampered = True
-        _emit(config, {"event": "tampered", "when": when, "what": changed[:5]})
+        _tampered(config, when, changed)
+
+
+def _tampered(config, when: str, what: list[str]) -> None:
+    config._kata_tampered = True
+    _emit(config, {"event": "tampered", "when": when, "what": what[:5]})
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """The tamper watch at the call itself: read right before pytest calls the test function and
+    right after, and the call seen running the test's own code (see _TamperWatch.expect_call)."""
+    config = pyfuncitem.config
+    watch = getattr(config, "_kata_watch", None)
+    if watch is None or config._kata_tampered:
+        yield
+        return
+    _check_tampering(config, f"before {pyfuncitem.nodeid}", quick=True)
+    before = _getprofile()
+    profile, seen = watch.expect_call(pyfuncitem, before)
+    if profile is not None:
+        _setprofile(profile)
+    try:
+        outcome = yield
+    finally:
+        if profile is not None and _getprofile() is profile:
+            _setprofile(before)
+    if profile is not None and not seen and outcome.excinfo is None and not config._kata_tampered:
+        _tampered(config, f"calling {pyfuncitem.nodeid}", [f"code:{pyfuncitem.nodeid} (another "
+                                                          "function ran in the test's place)"])
+    _check_tampering(config, f"after {pyfuncitem.nodeid}", quick=True)
 
 
 # --- sweep mode: one process grades many implementations --------------------
@@ -426,6 +588,8 @@ def pytest_runtest_setup(item):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
+    if call.when == "call":  # the report that scores: nothing swapped since the call was read
+        _check_tampering(item.config, f"reporting {item.nodeid}", quick=True)
     report = outcome.get_result()
     swept = _swept_impl(item)
     if swept is not None and report.failed:

@@ -236,3 +236,43 @@ def test_the_summary_says_how_many_tests_timed_out(fixture_workbook, isolated_st
     assert finished.exit_code == 0, finished.output
     reviewed = runner.invoke(app, ["review"])
     assert "tests timed out: an infinite loop?" in reviewed.output, reviewed.output
+
+
+# --- code swapped in and out around a test's call ------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["swap_code_thread", "swap_code_on_call"])
+def test_code_swapped_in_only_while_a_test_is_called_earns_nothing(adder, unsandboxed, name):
+    """A thread (or a trace function) that swaps each test's code for one that passes and puts
+    it back before the test is reported: the run is tampered, or scores what the code's own
+    answers (all wrong) earn, never more."""
+    for _ in range(2):  # a thread's timing differs from run to run
+        result = grade(adder, HOSTILE / f"{name}.py", limits=FAST)
+        assert result.points_earned == 0, (result.tampered, [t.status for t in result.tests])
+        assert result.tampered or not any(t.status == PASS for t in result.tests), result
+    if name == "swap_code_on_call":  # no timing to it: seen at the call itself, every time
+        assert result.tampered and "in the test's place" in result.tampered, result
+
+
+# --- floods ------------------------------------------------------------------------------
+
+
+def test_a_flood_of_the_event_pipe_with_no_newline_is_stopped_in_seconds(adder):
+    """64 MiB with no newline into the event pipe: the parent reads in bounded chunks, so its
+    watchdog keeps running, and a line no plugin writes makes the run tampered."""
+    t = time.monotonic()
+    result = grade(adder, HOSTILE / "event_flood.py", limits=FAST)
+    assert time.monotonic() - t < 30
+    assert result.tampered and "flood" in result.tampered, result.tampered
+    assert result.points_earned == 0
+
+
+def test_no_file_the_child_writes_grows_past_its_limit(adder):
+    """The real stdout the child holds is a file kata reads back: writes past Limits.file_bytes
+    fail (EFBIG) instead of filling the disk. The hostile add() returns the right sum only then."""
+    from dataclasses import replace
+
+    result = grade(adder, HOSTILE / "stdout_flood.py", limits=replace(FAST, file_bytes=8 * 1024**2))
+    assert by_name(result)["test_add"].status == PASS, by_name(result)["test_add"]
+    unlimited = grade(adder, HOSTILE / "stdout_flood.py", limits=replace(FAST, file_bytes=1024**3))
+    assert by_name(unlimited)["test_add"].status != PASS  # the test can fail
