@@ -25,7 +25,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from kata import sandbox
+from kata import cgroups, sandbox
 
 OUTPUT_CAP = 64 * 1024  # bytes of the child's own stdout/stderr kept
 
@@ -48,13 +48,15 @@ def _libc():
     return _LIBC[0]
 
 
-def _limit_child(memory_bytes: int, cpu_seconds: int, parent_pid: int, file_bytes: int):
+def _limit_child(memory_bytes: int, cpu_seconds: int, parent_pid: int, file_bytes: int, group=None):
     import resource
 
     libc = _libc()
     prctl = getattr(libc, "prctl", None) if libc is not None else None
 
     def apply():  # runs in the child between fork and exec: no imports, no allocations of note
+        if group is not None:  # its own control group (kata/cgroups.py), before anything else
+            group.join()
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -137,8 +139,9 @@ def _read_capped(path: Path, cap: int = OUTPUT_CAP) -> str:
 class Child:
     """A running grading child and the read end of its event pipe."""
 
-    def __init__(self, popen: subprocess.Popen, events_fd: int, key: bytes, output: Path):
+    def __init__(self, popen: subprocess.Popen, events_fd: int, key: bytes, output: Path, group=None):
         self.popen = popen
+        self.group = group  # its control group (kata/cgroups.py), or None
         self.reader = _EventReader(events_fd, key)
         self.output_path = output
 
@@ -159,15 +162,19 @@ class Child:
         cmd = cmd + ["--kata-events", f"fd:{events_w}"]
         env = {**env, "KATA_SECRET_FD": str(secret_r)}
         wrapped = sandbox.wrap(cmd, visible)
+        # a process limit, an equal CPU share and a memory limit that counts its tmpfs
+        group = cgroups.create(memory_bytes + 2 * sandbox.TMPFS_BYTES)
         try:
             with output.open("wb") as out:
                 popen = subprocess.Popen(
                     wrapped, cwd=cwd, stdout=out,
                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                     start_new_session=True, pass_fds=(secret_r, events_w),
-                    preexec_fn=_limit_child(memory_bytes, cpu_seconds, os.getpid(), file_bytes))
+                    preexec_fn=_limit_child(memory_bytes, cpu_seconds, os.getpid(), file_bytes, group))
         except BaseException:
             os.close(events_r)
+            if group is not None:
+                group.close()
             raise
         finally:
             os.close(secret_r)
@@ -176,7 +183,7 @@ class Child:
             _CHILDREN.add(popen)
         if _STOP.is_set():  # a signal came while it started: it was not yet there to be killed
             _kill_group(popen)
-        return cls(popen, events_r, key, output)
+        return cls(popen, events_r, key, output, group)
 
     def poll(self) -> int | None:
         return self.popen.poll()
@@ -193,9 +200,13 @@ class Child:
         return self.popen.returncode
 
     def stop(self) -> None:
-        """Kill the whole group (grandchildren the learner spawned, too) and reap it."""
+        """Kill the whole process group (grandchildren the learner spawned, too) and reap it; then
+        every process left in its control group (one that called setsid, say)."""
         _kill_group(self.popen)
         self.popen.wait()
+        if self.group is not None:
+            self.group.close()
+            self.group = None
 
     def close(self) -> list[dict]:
         """Kill what is left, read the last events, forget the child; return those events."""

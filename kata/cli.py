@@ -961,10 +961,12 @@ def doctor() -> None:
     from kata.session import now
     from kata.store import repair
 
+    from kata import cgroups
     from kata.sandbox import status_line
 
     wb = workbook(settle=False)
     say(status_line().capitalize() + ".", markup=False)
+    say(cgroups.status_line() + ".", markup=False)
     path = wb.kata_dir / "kata.db"
     r = repair(path, now())
     if r.healthy:
@@ -1324,7 +1326,7 @@ def grade_batch(
 
     from rich.progress import Progress
 
-    from kata import sandbox
+    from kata import cgroups, sandbox
     from kata.cohort import discover, grade_batch as run, parse_shard, write_gradebook
 
     wb = workbook()
@@ -1338,6 +1340,7 @@ def grade_batch(
     submissions = submissions.expanduser().resolve()  # relative to here, not to the workbook
     students = discover(wb, submissions)  # a mistake in the arguments is the one line printed
     say(sandbox.status_line().capitalize() + ".", markup=False, err=True)
+    say(cgroups.status_line() + ".", markup=False, err=True)
     total = sum(1 for i, _ in enumerate(students) if i % n == k - 1) * len(wb.slugs())
     results: list = []  # (student, slug, SuiteResult), for --junit-xml
     try:
