@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kata import sandbox
+from kata import cgroups, sandbox
 from kata.catalog import Workbook
 from kata.cohort import grade_batch
 from kata.grading import Limits
@@ -189,3 +189,70 @@ def test_grade_batch_refuses_to_grade_a_class_unsandboxed_unless_told(fixture_wo
     assert graded.exit_code == 0, graded.output
     assert "Not sandboxed" in graded.output
     assert json.loads((tmp_path / "gb" / "gradebook.json").read_text())["sandboxed"] is False
+
+
+NEIGHBOUR_ATTACK = '''
+import os, time
+def _burn():
+    while True:
+        pass
+for _ in range(30):  # CPU burners, for as long as this run lasts, each in a session of its own
+    if os.fork() == 0:  # (so the scheduler's per-session fairness would count it as a user)
+        os.setsid()
+        _burn()
+try:  # a fork bomb
+    for _ in range(2000):
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+except OSError:
+    pass
+try:  # fill the sandbox's /tmp
+    with open("/tmp/fill", "wb") as f:
+        for _ in range(400):
+            f.write(b"t" * (1 << 20))
+except OSError:
+    pass
+try:  # flood the real stdout the child holds
+    for _ in range(400):
+        os.write(1, b"o" * (1 << 20))
+except OSError:
+    pass
+time.sleep(30)  # and keep all of it running while the classmates are graded (until the
+# harness stops her import, at its 10 s bound)
+'''
+
+
+@pytest.mark.skipif(sandbox.status() is not None, reason=f"no working bubblewrap ({sandbox.status()})")
+@pytest.mark.skipif(cgroups.status() is not None, reason=f"no control groups ({cgroups.status()})")
+def test_a_hostile_neighbour_costs_a_classmate_neither_points_nor_much_time(tmp_path):
+    """mallory forks 30 CPU burners and a fork bomb, fills /tmp and floods stdout at import, then
+    sleeps while alice and bob (the reference) are graded beside her: they keep full marks and
+    their runs take at most 3x as long as beside each other only. Measured here: 1.13-1.37x with
+    control groups; without them (each burner in a session of its own) 4x, and the test fails."""
+    reference = (ROOT / "solutions" / "token-reorder-buffer.py").read_text()
+    wb = Workbook.find(ROOT)
+
+    def batch(names: list[str]) -> dict[str, float]:
+        subs = tmp_path / "-".join(names)
+        for name in names:
+            (subs / name).mkdir(parents=True)
+            code = reference.replace("from __future__ import annotations\n",
+                                     "from __future__ import annotations\n" + NEIGHBOUR_ATTACK, 1) \
+                if name == "mallory" else reference
+            (subs / name / "reorder_buffer.py").write_text(code)
+        took: dict[str, float] = {}
+        book = grade_batch(wb, subs, workers=3, limits=Limits(wall_timeout=120),
+                           on_result=lambda student, slug, result: took.__setitem__(student, result.duration))
+        rows = {r["student"]: r for r in book["rows"] if r["kata"] == "token-reorder-buffer"}
+        for name in ("alice", "bob"):
+            assert rows[name]["status"] == "pass", (name, rows[name]["message"], rows[name]["failed"][:3])
+        if "mallory" in rows:  # her attack ran (her burners slow her own import past its bound)
+            assert "importing your module did not finish" in (rows["mallory"]["message"] or ""), rows["mallory"]
+        return took
+
+    alone = batch(["alice", "bob"])
+    beside = batch(["alice", "bob", "mallory"])
+    print(f"alone {alone}, beside mallory {beside}")
+    for name in ("alice", "bob"):
+        assert beside[name] <= 3 * alone[name], (name, alone, beside)
