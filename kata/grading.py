@@ -180,6 +180,24 @@ def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, level
             targets = None if pending is None else [f"{root}/{node}" for node in pending]
 
 
+def _copy_check(kata: Kata, root: Path, private_impl: Path | None):
+    """check_copy for a hidden run: the suite's private copy against its manifest, and the
+    submission's private copy against the bytes copied in (without the sandbox another process
+    could rewrite either while the run goes on)."""
+    graded = private_impl.read_bytes() if private_impl is not None else None
+
+    def check() -> str | None:
+        changed = copy_changes(kata, root)
+        if changed is None and private_impl is not None:
+            try:
+                same = private_impl.read_bytes() == graded
+            except OSError:
+                same = False
+            changed = None if same else f"{kata.module}, the submission's private copy"
+        return changed
+    return check
+
+
 # --- scoring ----------------------------------------------------------------
 
 
@@ -265,7 +283,7 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
                 private_impl.write_text(code, encoding="utf-8")
             else:
                 shutil.copyfile(impl, private_impl)
-        check = (lambda: copy_changes(kata, root)) if suite == "hidden" else None
+        check = _copy_check(kata, root, private_impl) if suite == "hidden" else None
         result = run_tests([root / rel], private_impl, kata.module_name, root, limits,
                            levels=levels, on_progress=on_progress, check_copy=check, redact=redact)
         # tracebacks name the learner's file, not the private copy, and the suite's files

@@ -276,3 +276,11 @@ def test_no_file_the_child_writes_grows_past_its_limit(adder):
     assert by_name(result)["test_add"].status == PASS, by_name(result)["test_add"]
     unlimited = grade(adder, HOSTILE / "stdout_flood.py", limits=replace(FAST, file_bytes=1024**3))
     assert by_name(unlimited)["test_add"].status != PASS  # the test can fail
+
+
+def test_a_submission_copy_changed_during_its_run_makes_the_run_tampered(adder, unsandboxed):
+    """Without the sandbox, another process could rewrite the private copy of a submission while
+    it is graded: the copy is hashed before and after, so the run is not scored on it."""
+    result = grade(adder, HOSTILE / "rewrite_own_copy.py", limits=FAST)
+    assert result.tampered and "the submission's private copy" in result.tampered, result.tampered
+    assert result.points_earned == 0
