@@ -14,11 +14,21 @@ What it changes (each one safe by construction; where it is not sure, it leaves 
 * private helpers (module-level functions, classes and constants whose names start with one `_`,
   and private methods of classes) get fresh names everywhere they are used;
 * runs of undecorated top-level functions, and of undecorated methods, are shuffled;
+* control flow and bytecode change too, so that a fingerprint of the compiled code (its opcodes,
+  its constants) is no more stable than the text: about half of the `if`/`else` statements are
+  turned round (`if c: A else: B` becomes `if not c: B else: A`, which asks `c` for its truth
+  once, as before), and every function (but one that reads its locals by name) gets unused
+  local stores of random constants at random places in its body;
 * the whole module is printed again by `ast.unparse`: comments go, formatting is normalised.
+
+What it cannot hide: what the code does, and so what it calls and in what order; a test that
+fingerprints those (the set of names a function reads, say) can still tell two pieces of code
+apart. The README says so.
 
 Example:
     rewrite("def _h(x):\\n    y = x + 1  # one more\\n    return y\\n", random.Random(1))
-    -> 'def _h2265b1f5(x):\\n    v_91b7584a = x + 1\\n    return v_91b7584a\\n'   (names depend on the generator)
+    -> 'def _h2265b1f5(x):\\n    v_91b7584a = x + 1\\n    v_414c343c = 1978347\\n    return v_91b7584a\\n'
+       (names, the unused store's constant and its place depend on the generator)
 """
 
 from __future__ import annotations
@@ -55,7 +65,41 @@ def rewrite(source: str, rng: random.Random) -> str:
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
             _shuffle_defs(node.body, rng)
-    return ast.unparse(tree) + "\n"
+    _turn_ifs(tree, rng)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _dead_stores(node, names, rng)
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+# --- control flow and bytecode ----------------------------------------------------------------
+
+
+def _turn_ifs(tree: ast.AST, rng: random.Random) -> None:
+    """`if c: A else: B` -> `if not c: B else: A`, for about half of the ifs with an else."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and node.orelse and rng.random() < 0.5:
+            node.test = ast.UnaryOp(op=ast.Not(), operand=node.test)
+            node.body, node.orelse = node.orelse, node.body
+
+
+def _dynamic(func: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _DYNAMIC
+               for n in ast.walk(func))
+
+
+def _dead_stores(func: ast.FunctionDef | ast.AsyncFunctionDef, fresh: _Fresh, rng: random.Random) -> None:
+    """One to three stores of a random constant in fresh locals nothing reads, at random places
+    of the function's own body (after its docstring; none in a function that reads its locals
+    by name, where a new one would show)."""
+    if _dynamic(func):
+        return
+    start = 1 if func.body and isinstance(func.body[0], ast.Expr) and \
+        isinstance(func.body[0].value, ast.Constant) and isinstance(func.body[0].value.value, str) else 0
+    for _ in range(rng.randint(1, 3)):
+        store = ast.Assign(targets=[ast.Name(id=fresh("v_"), ctx=ast.Store())],
+                           value=ast.Constant(value=rng.getrandbits(24)), lineno=func.lineno)
+        func.body.insert(rng.randint(start, len(func.body)), store)
 
 
 # --- fresh names ------------------------------------------------------------------------------
