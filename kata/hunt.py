@@ -310,12 +310,18 @@ def judge(kata: Kata, bug_name: str | None, max_level: int, test_code: str) -> P
         return Pin("error", f"your test file does not parse (line {exc.lineno}: {exc.msg}): fix it")
     if claims_correct(test_code) and bug_name is not None:
         return Pin("missed", "your file says the code is correct, but it has a bug")
-    runs = _run_pin(kata, test_code, [handout(kata, bug_name, max_level), handout(kata, None, max_level)])
+    # the variants that break other rules run in the same child as the handed-out and the correct
+    # code, shuffled among them: a pin cannot tell the specificity check from the rest by what
+    # shares its process (how many implementations, which come first)
+    others = variants(kata, bug_name, max_level) if bug_name is not None and not claims_correct(test_code) else []
+    stub = kata.stub.read_text(encoding="utf-8") if others else ""
+    runs = _run_pin(kata, test_code, [handout(kata, bug_name, max_level), handout(kata, None, max_level),
+                                      *[cut(v.text, stub, max_level) for v in others]])
     if isinstance(runs, Pin):
         if runs.verdict == "no_test" and claims_correct(test_code):
             return Pin("correct_claim", "the code was correct, and your file says so")
         return runs
-    on_planted, on_correct = runs
+    on_planted, on_correct, *on_variants = runs
     if claims_correct(test_code):
         if on_planted is not None:
             return Pin("wrong_claim", f"your file says the code is correct, but {on_planted}")
@@ -327,19 +333,13 @@ def judge(kata: Kata, bug_name: str | None, max_level: int, test_code: str) -> P
                    "(a file that finds no bug says HUNT_VERDICT = \"correct\")")
     if on_planted is None:
         return Pin("not_caught", "every test passes on the handed-out code: it does not pin the bug")
-    return _specific(kata, bug_name, max_level, test_code) or \
+    return _specific(kata, bug_name, max_level, others, on_variants) or \
         Pin("pinned", f"fails on the handed-out code ({on_planted}) and passes on correct code")
 
 
-def _specific(kata: Kata, bug_name: str, max_level: int, test_code: str) -> Pin | None:
-    """None when the test passes on every variant that breaks another rule, else the verdict."""
-    stub = kata.stub.read_text(encoding="utf-8")
-    others = variants(kata, bug_name, max_level)
-    if not others:
-        return None
-    runs = _run_pin(kata, test_code, [cut(v.text, stub, max_level) for v in others])
-    if isinstance(runs, Pin):
-        return runs
+def _specific(kata: Kata, bug_name: str, max_level: int, others: list, runs: list[str | None]) -> Pin | None:
+    """None when the test passed on every variant that breaks another rule (`others`, whose runs
+    are `runs`), else the verdict."""
     planted_fails: list[set[str]] = []  # the planted bug's failing hidden tests, once needed
     for variant, failed in zip(others, runs, strict=True):
         if failed is not None and not _same_rule(kata, bug_name, variant, max_level, planted_fails):

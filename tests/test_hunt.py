@@ -134,6 +134,28 @@ def test_a_generic_comparison_with_correct_code_is_not_specific():
     assert "fails on code with a different bug" in pin.reason
 
 
+def test_a_pin_that_counts_the_implementations_in_its_process_earns_nothing():
+    """The generic comparison above, switched on only when exactly two implementations share the
+    pin's process (the handed-out and the correct code, as the first run once had them) and
+    passing otherwise (where the specificity check once ran the other bugs): the other bugs now run
+    in the same process as those two, so the count tells the pin nothing."""
+    suite = (LRU.grader / "test_lru_kv_cache_level1.py").read_text()
+    counting = ("\n\nimport functools as _ft\nimport sys as _sys\n\n"
+                "_SWEEP = _sys.argv[_sys.argv.index('--kata-sweep') + 1].split(':') "
+                "if '--kata-sweep' in _sys.argv else []\n\n\n"
+                "def _only_with_two(f):\n"
+                "    @_ft.wraps(f)\n"
+                "    def run(*args, **kwargs):\n"
+                "        return f(*args, **kwargs) if len(_SWEEP) == 2 else None\n"
+                "    return run\n\n\n"
+                "for _name, _f in list(globals().items()):\n"
+                "    if _name.startswith('test_') and callable(_f):\n"
+                "        globals()[_name] = _only_with_two(_f)\n")
+    generic = suite + "\n\n" + PIN.split("\n", 1)[1] + counting
+    pin = hunt.judge(LRU, "bool_capacity", 1, generic)
+    assert not pin.earned and pin.verdict != "pinned", pin
+
+
 def test_decoys_are_answered_with_the_correct_verdict_convention():
     assert hunt.claims_correct('HUNT_VERDICT = "correct"\n')
     assert not hunt.claims_correct('HUNT_VERDICT = "wrong"\n') and not hunt.claims_correct("x = 1\n")
