@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kata.catalog import Workbook  # noqa: E402
 from kata.grading import IntegrityError, grade  # noqa: E402
+from kata.results import timed_out as count_timed_out  # noqa: E402
 
 GOAL_S, REFERENCE_GOAL_S = 30.0, 3.0
 LOOPS = {
@@ -76,7 +77,7 @@ def main() -> None:
                 wall, result = timed(kata, path)
             worst = max(worst, wall)
             n = len(result.tests)
-            timed_out.append(str(sum((t.message or "").startswith("timed out") for t in result.tests)))
+            timed_out.append(str(count_timed_out(result)))
             cells.append(f"{wall:>14.2f}")
         mark = "" if all(float(c) <= GOAL_S for c in cells) else "  over"
         print(f"{slug:<26} {ref:>11} " + " ".join(cells) + f"  {n:>5}  {'/'.join(timed_out):>9}{mark}",

@@ -1289,15 +1289,6 @@ def _error_rows(book: dict) -> None:
             write(f"  {row['student']} {row['kata']}: {row['message']}", markup=False, indent=4)
 
 
-def batch_limits(timeout: float):
-    """A cohort's grading: `timeout` a test, and budgets that leave an honest slow test its time
-    (nobody waits at a screen for one row, as a learner does for a submit)."""
-    from kata.grading import Limits
-
-    return Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2), wall_timeout=max(60.0, 3 * timeout),
-                  strike_timeout=min(timeout, 5.0), rescue_timeout=max(60.0, 3 * timeout))
-
-
 @full_only("grade-batch")
 @handled
 def grade_batch(
@@ -1327,7 +1318,7 @@ def grade_batch(
     from rich.progress import Progress
 
     from kata import cgroups, sandbox
-    from kata.cohort import discover, grade_batch as run, parse_shard, write_gradebook
+    from kata.cohort import batch_limits, discover, grade_batch as run, parse_shard, write_gradebook
 
     wb = workbook()
     if require_sandbox and not sandbox.available():

@@ -292,6 +292,15 @@ class Row:
     previous: dict | None = None  # a regrade: the old row's points_earned and suite_version
 
 
+def batch_limits(timeout: float):
+    """A cohort's grading: `timeout` a test, and budgets that leave an honest slow test its time
+    (nobody waits at a screen for one row, as a learner does for a submit)."""
+    from kata.grading import Limits
+
+    return Limits(test_timeout=timeout, hard_test_grace=max(2.0, timeout / 2), wall_timeout=max(60.0, 3 * timeout),
+                  strike_timeout=min(timeout, 5.0), rescue_timeout=max(60.0, 3 * timeout))
+
+
 def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | None = None,
                 on_done: Callable[[Row], None] | None = None, limits=None,
                 out: Path | None = None, on_result: Callable[[str, str, object], None] | None = None) -> dict:

@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field
 
 PASS, FAIL, ERROR = "pass", "fail", "error"
 TIMED_OUT = "timed out"  # how the message of a test that ran past its time limit begins
+BUDGET_SPENT = "the submission used up"  # how the run's message begins when its budget ran out
+NOT_RUN = "not run: "  # how the message of a test the run ended before begins (then the run's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +138,7 @@ def timeout_line(result: SuiteResult) -> str | None:
     """The summary's line for tests that timed out ('12 tests timed out: an infinite loop?'),
     and for tests the run's time budget left unrun; None when there are neither."""
     n = timed_out(result)
-    unrun = sum((t.message or "").startswith("not run: the submission used up") for t in result.tests)
+    unrun = sum((t.message or "").startswith(NOT_RUN + BUDGET_SPENT) for t in result.tests)
     if not n and not unrun:
         return None
     said = f"{n} test{'s' if n != 1 else ''} timed out: an infinite loop?"

@@ -38,7 +38,8 @@ from typing import Any
 
 from kata.child import _describe_exit
 from kata.results import (
-    ERROR, FAIL, PASS, TIMED_OUT, Limits, SuiteResult, TestResult, apply_report, common_message)
+    BUDGET_SPENT, ERROR, FAIL, NOT_RUN, PASS, TIMED_OUT, Limits, SuiteResult, TestResult, apply_report,
+    common_message)
 
 log = logging.getLogger("kata.harness")
 
@@ -177,7 +178,7 @@ class RunSupervisor:
             spent = f"{self.limits.wall_timeout:g}s grading budget"
         else:
             spent = f"{self.rescue_budget:.0f}s rescue budget"
-        return f"the submission used up its {spent} ({self.timed_out} test(s) timed out)"
+        return f"{BUDGET_SPENT} its {spent} ({self.timed_out} test(s) timed out)"
 
     def child_ended(self, why: str | None, returncode: int | None, output: str) -> list[str] | None:
         """Account for a child that ended (stopped for `why`, or by itself); return the tests a
@@ -199,7 +200,7 @@ class RunSupervisor:
         pending = self.pending()
         if self.tampered or not pending:
             return None
-        if why is not None and why.startswith("the submission used up"):
+        if why is not None and why.startswith(BUDGET_SPENT):
             return self._rescue(pending, why)
         if self.restarts >= self.limits.max_restarts:
             return None
@@ -248,7 +249,7 @@ class RunSupervisor:
     def result(self) -> SuiteResult:
         for t in self.tests.values():
             if t.name not in self.finished and t.message == "no result was reported" and self.message:
-                t.message = f"not run: {self.message}"
+                t.message = f"{NOT_RUN}{self.message}"
         results = list(self.tests.values())
         message = self.message
         if self.tampered:
