@@ -148,10 +148,11 @@ class Child:
     @classmethod
     def start(cls, cmd: list[str], key: bytes, canaries: list, env: dict, cwd: Path,
               output: Path, visible: list[Path], memory_bytes: int, cpu_seconds: int,
-              file_bytes: int = 256 * 1024**2) -> Child:
+              file_bytes: int = 256 * 1024**2, writable: list[Path] | None = None) -> Child:
         """Start `cmd` (a pytest command line to which `--kata-events fd:N` is appended) with the
         secret {key, canaries} on a pipe named by $KATA_SECRET_FD. `visible`: the folders the
-        sandbox mounts read-only (the run's private copy)."""
+        sandbox mounts read-only (the run's private copy); `writable`: folders it mounts writable
+        (a recording run of the reference's, never one that runs a learner's code)."""
         if _STOP.is_set():
             raise Interrupted("grading was interrupted")
         events_r, events_w = os.pipe()
@@ -161,7 +162,7 @@ class Child:
         os.set_blocking(events_r, False)
         cmd = cmd + ["--kata-events", f"fd:{events_w}"]
         env = {**env, "KATA_SECRET_FD": str(secret_r)}
-        wrapped = sandbox.wrap(cmd, visible)
+        wrapped = sandbox.wrap(cmd, visible, writable=writable)
         # a process limit, an equal CPU share and a memory limit that counts its tmpfs
         group = cgroups.create(memory_bytes + 2 * sandbox.TMPFS_BYTES)
         try:

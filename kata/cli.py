@@ -1307,6 +1307,10 @@ def grade_batch(
         False, "--allow-unsandboxed",
         help="Grade even where the sandbox cannot run (one student's code could then change a "
              "classmate's run; the gradebook says so)."),
+    reference_in_process: bool = typer.Option(
+        False, "--reference-in-process",
+        help="Time each reference beside the student's code in the same process, as `kata "
+             "submit` does, instead of once in its own child (student code could then read it)."),
 ) -> None:
     """Grade a cohort's submissions on the hidden suites, in parallel, into a gradebook.
 
@@ -1339,7 +1343,7 @@ def grade_batch(
             task = progress.add_task("grading", total=total)
             book = run(wb, submissions, workers or os.cpu_count() or 1, shard,
                        on_done=lambda row: progress.advance(task), out=out_dir,
-                       limits=batch_limits(timeout),
+                       limits=batch_limits(timeout), reference_apart=not reference_in_process,
                        on_result=lambda student, slug, result: results.append((student, slug, result)))
     except KeyboardInterrupt:
         fail(f"interrupted: every finished student's row is in {out_dir / 'gradebook.csv'}; "
@@ -1356,6 +1360,9 @@ def grade_batch(
     if not book["sandboxed"]:
         say("Not sandboxed: one student's code could have changed a classmate's run "
             "(gradebook.json says \"sandboxed\": false).", markup=False)
+    if book["reference"] == "in-process":
+        say("References timed in the students' processes: their code could read them "
+            "(gradebook.json says \"reference\": \"in-process\").", markup=False)
     missing: dict[str, list[str]] = {}
     for row in book["rows"]:
         if row["status"] == "missing":

@@ -204,7 +204,7 @@ def open_folder_inside(root: Path, parts: list[str], create: bool = False,
 def read_inside(root: Path, rel: str) -> str:
     """The text of one handed-in file, root/rel, read once; every component of `rel` is checked
     on the way (no '..', no symbolic link: a student folder linked to a classmate's is refused).
-    CatalogError (one line naming the path) for a link, a FIFO, a device, a folder, a file over
+    CatalogError (one line naming the path) for a link (symbolic or hard), a FIFO, a device, a folder, a file over
     MAX_SUBMISSION_BYTES or bytes not UTF-8; OSError for a file that is not there."""
     parts = inside_parts(rel)
     name = shown(os.fsdecode(root.joinpath(*parts)))
@@ -219,6 +219,9 @@ def read_inside(root: Path, rel: str) -> str:
             raise CatalogError(f"{name}: {kind}: hand in a regular Python file")
         if st.st_size > MAX_SUBMISSION_BYTES:
             raise CatalogError(f"{name}: {st.st_size} bytes, over the {MAX_SUBMISSION_BYTES} limit")
+        if st.st_nlink > 1:  # one file under two names: a classmate's, say
+            raise CatalogError(f"{name}: a hard link ({st.st_nlink} names for one file): hand in a "
+                               "copy of your own")
         # O_NOFOLLOW and O_NONBLOCK: no race into a link or a FIFO
         fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
     finally:
@@ -303,14 +306,17 @@ def batch_limits(timeout: float):
 
 def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | None = None,
                 on_done: Callable[[Row], None] | None = None, limits=None,
-                out: Path | None = None, on_result: Callable[[str, str, object], None] | None = None) -> dict:
+                out: Path | None = None, on_result: Callable[[str, str, object], None] | None = None,
+                reference_apart: bool = True) -> dict:
     """Grade a cohort (or one shard of it); return the gradebook as a dict.
 
     Before the first student is graded, every hidden suite is checked against its manifest and
     copied to a private snapshot, and every student's files are read into memory (`snapshot`);
     each student is then graded on a fresh copy of the suite, with only their own code in view.
     With `out`, the gradebook is rewritten there as each student's row comes in, so an interrupted
-    batch keeps every finished row.
+    batch keeps every finished row. `reference_apart` (the default): each kata's reference runs
+    once, alone, in its own child, and each student's run gets only what it measured (no timing
+    test puts the reference in a process that runs student code).
     """
     from kata.catalog import load_kata
     from kata.grading import private_copy, temp_folder, verify_manifest
@@ -329,6 +335,10 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
         katas = {slug: load_kata(suites, slug) for slug in wb.slugs()}
         levels = {slug: [lv.name for lv in kata.levels] for slug, kata in katas.items()}
         versions = {slug: suite_version(kata) for slug, kata in katas.items()}
+        handed_in = {slug for (_, slug), code in codes.items() if isinstance(code, str)}
+        baselines = _baselines({s: k for s, k in katas.items() if s in handed_in}, workers) \
+            if reference_apart else {}
+        reference = "apart" if reference_apart else "in-process"
         for (student, slug), code in codes.items():
             if isinstance(code, str):
                 where[(student, slug)]["sha256"] = file_sha256(code.encode("utf-8"))
@@ -342,19 +352,29 @@ def grade_batch(wb: Workbook, submissions: Path, workers: int = 2, shard: str | 
             rows.append(row)
             if out is not None:
                 write_gradebook(gradebook(rows, levels, f"{k}/{n}", [shown(s) for s in mine],
-                                          submissions=str(submissions)), out)
+                                          submissions=str(submissions), reference=reference), out)
             if on_result is not None and result is not None:  # the full result, for JUnit
                 on_result(row.student, row.kata, result)
             if on_done:
                 on_done(row)
 
         _grade_students(katas, codes, [(s, slug) for s in mine for slug in katas], done, limits,
-                        workers)
+                        workers, baselines)
         return gradebook(rows, levels, shard=f"{k}/{n}", students=[shown(s) for s in mine],
-                         submissions=str(submissions))
+                         submissions=str(submissions), reference=reference)
 
 
-def _grade_one(student: str, kata: Kata, code, limits) -> tuple[Row, str, object]:
+def _baselines(katas: dict[str, Kata], workers: int) -> dict[str, dict]:
+    """Each kata's reference run alone (with the reference's generous bounds: it is trusted code),
+    `workers` at a time: what it measured, by slug."""
+    from kata.grading import child_guard, record_baselines
+
+    with child_guard(), ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {slug: pool.submit(record_baselines, kata) for slug, kata in katas.items()}
+        return {slug: fut.result() for slug, fut in futures.items()}
+
+
+def _grade_one(student: str, kata: Kata, code, limits, baselines=None) -> tuple[Row, str, object]:
     """(the row, the student's folder name as discovered, the full result or None)."""
     from kata.grading import Limits, grade
 
@@ -365,7 +385,8 @@ def _grade_one(student: str, kata: Kata, code, limits) -> tuple[Row, str, object
     if isinstance(code, CatalogError):
         return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [], str(code)), student, None
     try:
-        result = grade(kata, Path(shown(student)) / kata.module, "hidden", limits or Limits(), code=code)
+        result = grade(kata, Path(shown(student)) / kata.module, "hidden", limits or Limits(), code=code,
+                       baselines=baselines)
     except Exception as exc:  # one broken submission never stops the batch
         return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [],
                    f"grading failed: {type(exc).__name__}: {exc}"), student, None
@@ -374,7 +395,7 @@ def _grade_one(student: str, kata: Kata, code, limits) -> tuple[Row, str, object
                [t.name for t in result.tests if t.status != "pass"], result.message), student, result
 
 
-def _grade_students(katas, codes, jobs, done, limits, workers) -> None:
+def _grade_students(katas, codes, jobs, done, limits, workers, baselines) -> None:
     """Grade `jobs` (student, slug), `workers` at a time, calling `done(row)` as each finishes.
     Ctrl-C stops cleanly: grading children are killed, no new job starts, rows already done stay."""
     from kata.grading import child_guard
@@ -382,7 +403,8 @@ def _grade_students(katas, codes, jobs, done, limits, workers) -> None:
     with child_guard():
         pool = ThreadPoolExecutor(max_workers=max(1, workers))
         try:
-            futures = [pool.submit(_grade_one, student, katas[slug], codes.get((student, slug)), limits)
+            futures = [pool.submit(_grade_one, student, katas[slug], codes.get((student, slug)), limits,
+                                   baselines.get(slug))
                        for student, slug in jobs]
             for fut in as_completed(futures):
                 done(*fut.result())
@@ -391,10 +413,11 @@ def _grade_students(katas, codes, jobs, done, limits, workers) -> None:
 
 
 def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, students: list[str],
-              submissions: str | None = None) -> dict:
+              submissions: str | None = None, reference: str = "apart") -> dict:
     """The gradebook as data: rows sorted by student and kata, and the most-failed hidden tests.
     `suite_versions` lists, per kata, every hidden-suite version its rows were graded on: more
-    than one means the scores are not comparable (`kata regrade --batch`)."""
+    than one means the scores are not comparable (`kata regrade --batch`). `reference`: "apart"
+    (timed in its own child; no student's process held it) or "in-process"."""
     rows = sorted(rows, key=lambda r: (r.student, r.kata))
     failures = Counter(name for r in rows for name in r.failed)
     graded = Counter(r.kata for r in rows if r.status != "missing")
@@ -414,6 +437,7 @@ def gradebook(rows: list[Row], levels: dict[str, list[str]], shard: str, student
         "shard": shard,
         "submissions": submissions,
         "sandboxed": sandbox.available(),  # false: one student's code could change another's run
+        "reference": reference,  # "in-process": a timing test put the reference where code could read it
         "suite_versions": dict(sorted(suite_versions.items())),
         "mixed_suite_versions": any(len(v) > 1 for v in suite_versions.values()),
         "students": sorted(students),
@@ -442,7 +466,9 @@ def merge(books: list[dict]) -> dict:
     if dupes:
         raise CatalogError(f"gradebook merge: student '{dupes[0][0]}' appears in two shards: merge each shard once")
     students = sorted({s for b in books for s in b["students"]})
-    return gradebook(rows, katas, "1/1", students, submissions=books[0].get("submissions"))
+    apart = all(b.get("reference", "apart") == "apart" for b in books)
+    return gradebook(rows, katas, "1/1", students, submissions=books[0].get("submissions"),
+                     reference="apart" if apart else "in-process")
 
 
 def wide_rows(book: dict) -> list[list]:
@@ -556,6 +582,8 @@ def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
             old_rows.setdefault((student, slug), {"student": student, "kata": slug, "status": "missing",
                                                   "points_earned": 0.0})
     rows = []
+    # the reference of every kata a row is graded on, run once, alone (see grade_batch)
+    baselines = _baselines({slug: wb.kata(slug) for (student, slug) in old_rows if (student, slug) in found}, 2)
     for (student, slug), old in sorted(old_rows.items()):
         kata = katas[slug] if slug in katas else wb.kata(slug)
         zero = [0.0] * len(kata.levels)
@@ -587,7 +615,8 @@ def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
             row = Row(student, slug, "error", 0.0, kata.points, zero, [], str(code), file=recorded,
                       sha256=old.get("sha256"))
         else:
-            result = grade(kata, submissions / str(rel), "hidden", limits or Limits(), code=code)
+            result = grade(kata, submissions / str(rel), "hidden", limits or Limits(), code=code,
+                           baselines=baselines.get(slug, {}))
             row = Row(student, slug, result.status, result.points_earned, kata.points,
                       [lv.points_earned for lv in result.levels],
                       [t.name for t in result.tests if t.status != "pass"], result.message,
@@ -597,6 +626,7 @@ def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
         row.previous = {"points_earned": old.get("points_earned"), "suite_version": old.get("suite_version")}
         rows.append(row)
     levels = {slug: [lv.name for lv in kata.levels] for slug, kata in katas.items()}
-    new = gradebook(rows, levels, book.get("shard", "1/1"), book["students"], submissions=str(submissions))
+    new = gradebook(rows, levels, book.get("shard", "1/1"), book["students"], submissions=str(submissions),
+                    reference="apart")
     new["regraded_from"] = str(gradebook_path)
     return new

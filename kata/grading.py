@@ -27,6 +27,7 @@ effort, read them in memory; see the README's "what a determined learner can sti
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import shutil
@@ -34,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-from kata import sandbox
+from kata import checks, sandbox
 from kata.catalog import Kata
 from kata.child import Child, child_guard
 from kata.formats import write_junit
@@ -75,6 +76,8 @@ def run_tests(
     on_progress=None,
     check_copy=None,
     redact: bool = False,
+    reference: str | None = None,
+    writable: list[Path] | None = None,
 ) -> SuiteResult:
     """Run the tests under `paths` on `impl` (None: the reference) and return every test's result.
 
@@ -87,11 +90,14 @@ def run_tests(
     never exceeds total. `check_copy()`: None, or
     why the private copy can no longer be trusted; asked before every child starts and at the end.
     `redact`: the harness's log lines and messages name no test ('hidden test N' instead).
+    `reference`: KATA_REFERENCE for the child (kata.checks: "record:FILE" or "apart:FILE");
+    `writable`: folders the sandbox lets the child write (a recording run's, never a learner's).
     """
     with child_guard():
         sup = RunSupervisor(limits, on_progress, redact)
+        extra = {checks.REFERENCE_ENV: reference} if reference else {}
         _supervise(sup, [str(p) for p in paths], impl, module_name, root, sweep,
-                   canaries and not sweep, levels, check_copy)
+                   canaries and not sweep, levels, check_copy, (extra, writable or []))
         if check_copy is not None and not sup.tampered:
             changed = check_copy()
             if changed:
@@ -119,7 +125,7 @@ def _command(targets, impl, module_name, root, ini, sweep, levels, per_test, str
     return cmd + ["--kata-strike", str(strike), "--kata-timed-out", str(timed_out)]
 
 
-def _env(tmp: Path, n: int) -> dict:
+def _env(tmp: Path, n: int, extra: dict) -> dict:
     """The child's variables: hypothesis's folder away from the learner's, and byte code that no
     child can plant for the next one. In the sandbox every folder holding code is mounted
     read-only, so the child reads the byte code already compiled (the installed packages') and
@@ -128,15 +134,18 @@ def _env(tmp: Path, n: int) -> dict:
     if sandbox.available():
         home = Path(sandbox.WORKDIR)
         return sandbox.child_env({"HOME": str(home), "HYPOTHESIS_STORAGE_DIRECTORY": str(home / "hypothesis"),
-                                  "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+                                  "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **extra})
     home = tmp / f"home-{n}"
     home.mkdir()
     return sandbox.child_env({"HOME": str(home), "HYPOTHESIS_STORAGE_DIRECTORY": str(home / "hypothesis"),
-                              "PYTHONPYCACHEPREFIX": str(home / "pycache"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+                              "PYTHONPYCACHEPREFIX": str(home / "pycache"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+                              **extra})
 
 
-def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, levels, check_copy):
-    """Start children until the supervisor says the run is over."""
+def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, levels, check_copy, how):
+    """Start children until the supervisor says the run is over. `how`: (extra variables for
+    the child, folders it may write)."""
+    extra, writable = how
     with temp_folder("grade") as tmpname:
         tmp = Path(tmpname)
         ini = root.parent / "pytest.ini"
@@ -155,9 +164,9 @@ def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, level
                            levels if sup.restarts == 0 else None, sup.per_test_limit(),
                            sup.limits.strike_timeout, sup.timed_out)
             child = Child.start(cmd, secrets.token_hex(16).encode(), canaries,
-                                _env(tmp, sup.restarts), root, tmp / f"output-{sup.restarts}.txt",
+                                _env(tmp, sup.restarts, extra), root, tmp / f"output-{sup.restarts}.txt",
                                 visible, sup.limits.memory_bytes, int(remaining) + 10,
-                                sup.limits.file_bytes)
+                                sup.limits.file_bytes, writable)
             why = None
             try:
                 while child.poll() is None:
@@ -185,9 +194,17 @@ def _copy_check(kata: Kata, root: Path, private_impl: Path | None):
     submission's private copy against the bytes copied in (without the sandbox another process
     could rewrite either while the run goes on)."""
     graded = private_impl.read_bytes() if private_impl is not None else None
+    baselines = root / BASELINES
+    recorded = baselines.read_bytes() if baselines.is_file() else None
 
     def check() -> str | None:
         changed = copy_changes(kata, root)
+        if changed is None and recorded is not None:
+            try:
+                kept = baselines.read_bytes() == recorded
+            except OSError:
+                kept = False
+            changed = None if kept else f"{BASELINES}, the reference's measured baselines"
         if changed is None and private_impl is not None:
             try:
                 same = private_impl.read_bytes() == graded
@@ -245,9 +262,42 @@ def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
     return verdict
 
 
+BASELINES = "baselines.json"  # in a private copy: what the reference measured in its own run
+# the reference's own runs (an author's checks, a batch's baselines): trusted code, generous bounds
+REFERENCE_LIMITS = Limits(test_timeout=60.0, hard_test_grace=3.0, wall_timeout=900.0,
+                          strike_timeout=20.0, rescue_timeout=300.0)
+
+
+def record_baselines(kata: Kata, limits: Limits = REFERENCE_LIMITS) -> dict:
+    """Run the hidden suite on the reference alone, in its own child, recording every value a
+    grader asks of the reference (kata.checks.baseline): hand them to `grade(..., baselines=)` so
+    that no run of other code has the reference in its process. {} for a kata whose graders do
+    not use the reference. IntegrityError where the reference fails its own suite."""
+    from kata.manifest import needs_reference
+
+    if not needs_reference(kata):
+        return {}
+    verify_manifest(kata)
+    with temp_folder("baseline") as tmp:
+        root = private_copy(kata, Path(tmp), "hidden", reference=True)
+        folder = Path(tmp) / "record"
+        folder.mkdir()
+        out = folder / "baselines.jsonl"
+        result = run_tests([root / "graders" / kata.slug], None, kata.module_name, root, limits,
+                           check_copy=lambda: copy_changes(kata, root), reference=f"record:{out}",
+                           writable=[folder])
+        failed = [t.name for t in result.tests if t.status != PASS]
+        if result.status == ERROR or failed or result.tampered:
+            raise IntegrityError(f"{kata.slug}: the reference does not pass its own hidden suite when "
+                                 f"it runs alone ({', '.join(failed[:3]) or result.message}): run "
+                                 f"`kata validate {kata.slug}`")
+        return checks.read_baselines(out)
+
+
 def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits = Limits(),
           junit_xml: Path | None = None, code: str | None = None,
-          levels: list[int] | None = None, on_progress=None, redact: bool = False) -> SuiteResult:
+          levels: list[int] | None = None, on_progress=None, redact: bool = False,
+          baselines: dict | None = None) -> SuiteResult:
     """Grade `impl` (None: the reference) on the kata's hidden suite or its visible tests; with
     `levels`, on those levels' tests only (and scored over those levels only).
 
@@ -255,7 +305,9 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
     grade (a snapshot taken when the submission started), else `impl`'s content now. The hidden
     suite is checked against its manifest before the run (IntegrityError: no grade) and after it
     (changed during the run: the run is tampered, 0 points). `redact`: the harness's log lines
-    and messages name no test (a hidden suite graded during a session).
+    and messages name no test (a hidden suite graded during a session). `baselines`: what the
+    reference measured in its own run (`record_baselines`): the reference stays out of this run,
+    which reads only those values (see kata.checks).
     """
     if suite == "hidden":
         rel = Path("graders") / kata.slug
@@ -274,7 +326,13 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
     if impl is not None and code is None and not impl.is_file():
         return SuiteResult(status=ERROR, message=f"{impl}: no such file", tests=[])
     with temp_folder("run") as tmp:
-        root = private_copy(kata, Path(tmp), suite, reference=None if impl is not None else True)
+        apart = baselines is not None and suite == "hidden"
+        root = private_copy(kata, Path(tmp), suite,
+                            reference=False if apart else None if impl is not None else True)
+        reference = None
+        if apart:
+            (root / BASELINES).write_text(json.dumps(baselines), encoding="utf-8")
+            reference = f"apart:{root / BASELINES}"
         private_impl = None
         if impl is not None:
             private_impl = Path(tmp) / "submission" / kata.module
@@ -285,7 +343,8 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
                 shutil.copyfile(impl, private_impl)
         check = _copy_check(kata, root, private_impl) if suite == "hidden" else None
         result = run_tests([root / rel], private_impl, kata.module_name, root, limits,
-                           levels=levels, on_progress=on_progress, check_copy=check, redact=redact)
+                           levels=levels, on_progress=on_progress, check_copy=check, redact=redact,
+                           reference=reference)
         # tracebacks name the learner's file, not the private copy, and the suite's files
         # relative to the workbook (the sandboxed child's working folder is elsewhere)
         shown = f"{impl.parent.name}/{impl.name}" if impl is not None else None

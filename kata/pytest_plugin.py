@@ -272,16 +272,16 @@ def equal_to_anything(module) -> str | None:
     """The name of a class in `module` whose instances compare equal to a fresh object(), if any.
 
     No honest value equals an object it has never seen; a value that does would pass every
-    `got == expected` a grader writes. Checks the module's classes, the classes of its top-level
-    values, and what a module-level __getattr__ hands out.
+    `got == expected` a grader writes. Checks every class in the module's namespace, the class of
+    every top-level value, and what a module-level __getattr__ hands out: imported or not (a
+    class can name any module as its own), none of them may.
     """
     sentinel = object()
     candidates = []
     for name, value in list(vars(module).items()):
         if isinstance(value, type):
-            if getattr(value, "__module__", None) == module.__name__:
-                candidates.append((name, None, value))
-        elif type(value).__module__ == module.__name__:
+            candidates.append((name, None, value))
+        elif not isinstance(value, types.ModuleType):
             candidates.append((name, value, type(value)))
     hook = vars(module).get("__getattr__")
     if callable(hook):

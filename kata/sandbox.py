@@ -128,11 +128,13 @@ def _package_dir() -> Path:
     return Path(__file__).resolve().parent
 
 
-def wrap(cmd: list[str], visible: list[Path], force: bool = False) -> list[str]:
+def wrap(cmd: list[str], visible: list[Path], force: bool = False,
+         writable: list[Path] | None = None) -> list[str]:
     """`cmd` run inside bubblewrap, or `cmd` unchanged where the sandbox is not available.
 
     `visible`: the run's private folders (its copy of the suite, the learner's file), mounted
-    read-only at the same paths so the command's arguments stay valid."""
+    read-only at the same paths so the command's arguments stay valid; `writable`: folders
+    mounted writable at their own paths (only for runs of the reference itself)."""
     if not force and not available():
         return cmd
     args = [_bwrap() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
@@ -156,6 +158,8 @@ def wrap(cmd: list[str], visible: list[Path], force: bool = False) -> list[str]:
             args += ["--tmpfs", str(package / name)]
     for folder in visible:
         args += ["--ro-bind", str(folder), str(folder)]
+    for folder in writable or []:
+        args += ["--bind", str(folder), str(folder)]
     args += ["--size", str(TMPFS_BYTES), "--tmpfs", WORKDIR]
     tables = unicode_tables()
     if tables is not None:  # read-only: no child can change what the next one generates

@@ -31,7 +31,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from kata.catalog import CatalogError, Kata, Workbook, load_kata
-from kata.grading import PASS, Limits, caught_bugs, child_guard, grade, write_manifest
+from kata.grading import ERROR, PASS, REFERENCE_LIMITS, Limits, caught_bugs, child_guard, grade, write_manifest
+from kata.manifest import needs_reference
 
 
 @dataclass
@@ -143,8 +144,7 @@ SWEEP_CHUNK = 8  # bugs per child process: one pytest start-up each, and chunks 
 # Per test, too: on two busy cores a heavy hidden test can take several times its quiet-machine time;
 # and in a sweep the timeouts of earlier bugs must not cut a later bug's slow test short (a test
 # cut short would count that bug as caught for the wrong reason).
-AUTHOR_LIMITS = Limits(test_timeout=60.0, hard_test_grace=3.0, wall_timeout=900.0,
-                       strike_timeout=20.0, rescue_timeout=300.0)
+AUTHOR_LIMITS = REFERENCE_LIMITS
 
 
 # queued with the bug zoo ("bugs" jobs run once the reference's costs are known), at level 1
@@ -202,7 +202,7 @@ def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata 
 
     jobs: dict[str, Callable[..., object]] = {
         "ref1": lambda: grade(kata, kata.solution, "hidden", limits),
-        "ref2": lambda: grade(kata, kata.solution, "hidden", limits),
+        "ref2": lambda: _reference_apart(kata, limits),
         "visible": lambda: grade(kata, kata.solution, "visible", limits),
         "stub": lambda: grade(kata, kata.stub, "hidden", limits),
     }
@@ -221,6 +221,18 @@ def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata 
             chunk = group[i:i + SWEEP_CHUNK]
             jobs[f"bugs:{level}:{i}"] = lambda files, chunk=chunk: caught_bugs(kata, chunk, limits, files)
     return report, kata, jobs
+
+
+def _reference_apart(kata: Kata, limits: Limits):
+    """The reference graded as grade-batch grades a class: where a grader uses the reference, it
+    first runs alone to record what the graders ask of it, then the graded run reads only that."""
+    from kata.grading import IntegrityError, SuiteResult, record_baselines
+
+    try:
+        baselines = record_baselines(kata, limits) if needs_reference(kata) else None
+    except IntegrityError as exc:
+        return SuiteResult(status=ERROR, message=str(exc), tests=[])
+    return grade(kata, kata.solution, "hidden", limits, baselines=baselines)
 
 
 def cheapest_files_first(kata: Kata, ref) -> list[Path] | None:
@@ -274,7 +286,14 @@ def _conclude(report: KataReport, kata: Kata, results: dict) -> KataReport:
 
     if HUNTS_JOB in results:
         report.checks.append(Check("hunts", *results[HUNTS_JOB]))
-    same = ref.outcome_key() == results["ref2"].outcome_key()
+    apart = results["ref2"]
+    if needs_reference(kata):
+        bad = [t.name for t in apart.tests if t.status != PASS]
+        report.checks.append(Check(
+            "ref-apart", bool(apart.tests) and not bad and not apart.message,
+            apart.message or (f"{len(bad)} tests fail with the reference apart, e.g. {bad[0]}" if bad else
+                              "the suite passes with the reference run apart (as grade-batch grades)")))
+    same = ref.outcome_key() == apart.outcome_key()
     report.checks.append(Check("deterministic", same,
                                "two runs agree" if same else "two runs on the reference differ"))
 

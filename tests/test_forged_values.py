@@ -40,6 +40,10 @@ class _Forged:
 
     def __bool__(self):
         return True
+
+
+_FORGED = [_Forged]  # out of the module's namespace: the import check (below) would see it
+del _Forged
 '''
 
 
@@ -52,7 +56,7 @@ def forged_stub(stub: Path, dest: Path, module: str) -> Path:
         method = found.group(1) if found else method
         if line.strip() == "raise NotImplementedError":
             indent = line[: len(line) - len(line.lstrip())]
-            line = indent + ("return None" if method == "__init__" else "return _Forged()")
+            line = indent + ("return None" if method == "__init__" else "return _FORGED[0]()")
         lines.append(line)
     out = dest / stub.name
     out.write_text("\n".join(lines) + FORGED.replace("__MODULE__", module))
@@ -65,3 +69,13 @@ def test_an_object_posing_as_approx_scores_what_the_stub_scores(tmp_path):
     passed = [t.name.split("::")[-1] for t in result.tests if t.status == "pass"]
     assert not result.tampered, result.tampered  # nothing to catch: the comparisons hold alone
     assert result.points_earned <= 3, (result.points_earned, passed)  # it earned 28 when trusted
+
+
+def test_a_class_that_equals_anything_is_seen_at_import_whatever_module_it_names(tmp_path):
+    kata = Workbook.find(Path(__file__).resolve().parents[1]).kata("lru-kv-cache")
+    for module in ("lru_kv_cache", "builtins", "_pytest.python_api"):
+        path = forged_stub(kata.stub, tmp_path, module)
+        path.write_text(path.read_text() + "\n_Forged = _FORGED[0]\n")  # back in plain sight
+        result = grade(kata, path)
+        assert result.tampered and "compares equal to anything" in result.tampered, (module, result.tampered)
+        assert result.points_earned == 0

@@ -70,6 +70,15 @@ def test_a_folder_linked_to_a_classmates_is_an_error_row_not_their_grade(fixture
     assert rows["copycat"]["sha256"] is None and rows["sneak"]["sha256"] is None
 
 
+def test_a_file_hard_linked_to_a_classmates_is_an_error_row(fixture_workbook, tmp_path):
+    subs = a_class(tmp_path / "subs", "alice")
+    (subs / "twin").mkdir()
+    os.link(subs / "alice" / "adder.py", subs / "twin" / "adder.py")
+    rows = by_student(grade_batch(Workbook.find(fixture_workbook), subs, workers=2, limits=FAST))
+    assert refused(rows["twin"], "twin/adder.py", "a hard link"), rows["twin"]
+    assert refused(rows["alice"], "alice/adder.py", "a hard link"), rows["alice"]  # which is whose: not ours to say
+
+
 def _graded(fixture_workbook, tmp_path, *names: str) -> tuple[Path, Path, dict]:
     subs = a_class(tmp_path / "subs", *names)
     out = tmp_path / "g"

@@ -28,6 +28,8 @@ from lora_memory_math_oracle import (
     show,
 )
 
+from kata.checks import baseline
+
 PROPERTY = property_settings()  # built at import, after the derandomized profile is loaded
 
 
@@ -279,10 +281,10 @@ def _reference():
 def _best_time(fn, repeats: int) -> float:
     best = float("inf")
     for _ in range(3):
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(repeats):
             fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
@@ -301,7 +303,6 @@ def test_capacity_complexity(impl):
         ("max_concurrent_requests", (1, 1, 0, "bf16", "bf16", 1)),
         ("max_concurrent_requests", (16, 1, 0, "bf16", "bf16", 16)),
     ]
-    reference = _reference()
     imp_cfg = impl.ModelConfig(**f)
     repeats = 50
     for name, args in calls:
@@ -309,21 +310,25 @@ def test_capacity_complexity(impl):
         oracle = o_max_context if name == "max_context_len" else o_max_requests
         # fast and wrong earns nothing: the answer first, then the time
         check_int(imp_fn(imp_cfg, *args), oracle(f, *args), f"{name}(cfg, *{args!r})")
-        for attempt in range(2):  # a failure is measured twice, so one noisy moment fails nobody
+
+        def measure():
+            reference = _reference()
             if reference is not None:
                 ref_cfg = reference.ModelConfig(**f)
                 ref_fn = getattr(reference, name)
-                ref_time = _best_time(lambda: ref_fn(ref_cfg, *args), repeats)
-            else:  # the oracle's binary search is slower than the reference: a looser, still-sharp budget
-                ref_time = _best_time(lambda: oracle(f, *args), repeats)
+                return _best_time(lambda: ref_fn(ref_cfg, *args), repeats)
+            # the oracle's binary search is slower than the reference: a looser, still-sharp budget
+            return _best_time(lambda: oracle(f, *args), repeats)
+        ref_time = baseline(f"{name}{args!r}", measure)
+        for attempt in range(2):  # a failure is measured twice, so one noisy moment fails nobody
             # 10x the reference, plus 50 ms so that timer noise on a busy machine never fails a fast solution
             budget = 10 * ref_time + 0.05
-            start = time.perf_counter()
+            start = time.process_time()
             for _ in range(repeats):
                 imp_fn(imp_cfg, *args)
-                if time.perf_counter() - start > budget:
+                if time.process_time() - start > budget:
                     break  # clearly lost: stop early, so a slow solution costs seconds, not minutes
-            took = time.perf_counter() - start
+            took = time.process_time() - start
             if took <= budget:
                 break
         assert took <= budget, (

@@ -15,9 +15,7 @@ against the reference, not by equality).
 from __future__ import annotations
 
 import heapq
-import importlib.util
 import random
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -292,28 +290,22 @@ def overloaded_trace(Request, n, num_slots, seed=7):
 
 
 SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "priority-scheduler.py"
-_reference_module = []  # loaded once
 
 
 def reference():
-    """The reference solution, imported under its own module name (not the learner's)."""
-    if not _reference_module:
-        spec = importlib.util.spec_from_file_location("priority_scheduler_reference", SOLUTION)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up while being built
-        spec.loader.exec_module(module)
-        _reference_module.append(module)
-    return _reference_module[0]
+    """The reference solution, imported under its own module name (not the learner's); called
+    only inside a kata.checks.baseline measure (in a batch it runs apart)."""
+    return checks.load_reference(SOLUTION, "priority_scheduler_reference")
 
 
 # --- timing --------------------------------------------------------------------------
 
 
-def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5):
+def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5, **how):
     """kata.checks.compare_speed, with the slow paths this kata's learners take as the hint.
-    Returns (impl result, ref result) or raises AssertionError."""
+    Returns (impl result, the reference's answer) or raises AssertionError; `how`: its answer=."""
     __tracebackhide__ = True
-    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor,
+    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor, **how,
                                 hint="is something linear per request (a list scan, a sort per event, "
                                      "a rescan of all requests)?")
 

@@ -1,7 +1,8 @@
 """Shared fixtures of the token-batcher hidden suite.
 
-`reference`: the reference solution, loaded under its own module name so it can run side by side
-with the implementation under test (complexity tests, goodput and TPOT against the reference).
+`reference`: a function that loads the reference solution under its own module name, so it can run
+side by side with the implementation under test (complexity tests, goodput and TPOT against the
+reference); call it only inside a kata.checks.baseline measure (in a batch the reference runs apart).
 `runs`: a per-module memo of expensive runs (empty in every session). Helpers (building requests,
 caching expensive runs) live in token_batcher_support.py.
 """
@@ -23,9 +24,9 @@ REFERENCE_MODULE = "token_batcher_reference"
 
 @pytest.fixture(scope="session")
 def reference():
-    from kata.pytest_plugin import load_impl
+    from kata.checks import load_reference
 
-    return load_impl(ROOT / "solutions" / "token-batcher.py", REFERENCE_MODULE)
+    return lambda: load_reference(ROOT / "solutions" / "token-batcher.py", REFERENCE_MODULE)
 
 
 @pytest.fixture(scope="module")

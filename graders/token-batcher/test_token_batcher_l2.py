@@ -367,14 +367,14 @@ def test_replay_through_block_manager(impl, seed):
 @pytest.mark.edge("100,000 requests: within 10x of the reference's time (catches scanning every request each step)")
 @pytest.mark.timeout(90)
 def test_complexity(impl, reference, runs):
-    requests = bulk_requests(runs, impl)
-
-    def run(mod, n):
-        return mod.simulate_continuous(requests[:n], 96, 16, 32)
+    def caller(mod):
+        requests = bulk_requests(runs, mod)
+        return lambda n: mod.simulate_continuous(requests[:n], 96, 16, 32)
 
     failure, want, got = complexity_check(
-        lambda n: run(reference, n), lambda n: run(impl, n), 25_000, 100_000)
+        lambda: caller(reference()), caller(impl), 25_000, 100_000,
+        answer=lambda r: [len(r.steps), r.peak_blocks])
     assert failure is None, f"Called simulate_continuous(100,000 requests). {failure}."
-    assert same((len(got.steps), got.peak_blocks), (len(want.steps), want.peak_blocks)), (
+    assert same([len(got.steps), got.peak_blocks], want), (
         f"Called simulate_continuous(100,000 requests). Returned {len(got.steps)} steps with peak "
-        f"{got.peak_blocks}, expected {len(want.steps)} steps with peak {want.peak_blocks}.")
+        f"{got.peak_blocks}, expected {want[0]} steps with peak {want[1]}.")

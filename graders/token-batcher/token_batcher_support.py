@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import time
 
+from kata.checks import baseline
+
 
 def build(mod, rows):
     """impl.Request objects from plain tuples."""
@@ -40,33 +42,39 @@ def bulk_requests(runs, mod, n=100_000):
 
 
 def timed(fn, *args):
-    """(seconds, result) of fn(*args), measured with the garbage collector paused: a collection
+    """(CPU seconds, result) of fn(*args), measured with the garbage collector paused: a collection
     pass over 100k live objects would otherwise land in one run and not the other."""
     gc.collect()
     gc.disable()
     try:
-        start = time.perf_counter()
+        start = time.process_time()
         result = fn(*args)
-        return time.perf_counter() - start, result
+        return time.process_time() - start, result
     finally:
         gc.enable()
 
 
-def complexity_check(call_ref, call_impl, small, large, factor=10.0, slack=0.05):
+def complexity_check(make_ref, call_impl, small, large, answer, factor=10.0, slack=0.05):
     """Time reference and implementation on a small input, then (if that is in line) on a large
-    one. Returns (failure message or None, reference result, implementation result) of the last
-    size run. Passes when the implementation takes <= factor * reference + slack seconds.
+    one. Returns (failure message or None, `answer` of the reference's result, the
+    implementation's result) of the last size run. Passes when the implementation takes
+    <= factor * reference + slack CPU seconds.
 
-    call_ref(n) / call_impl(n) run on the input of size n and return their result.
-    The small run keeps a quadratic implementation from spending minutes on the large input.
+    make_ref() loads the reference and builds its input (untimed; through kata.checks.baseline, so
+    only where the reference runs) and returns call_ref; call_ref(n) / call_impl(n) run on the
+    input of size n and return their result. The small run keeps a quadratic implementation from
+    spending minutes on the large input.
     """
     for n in (small, large):
-        t_ref, ref_result = timed(call_ref, n)
+        def measure():
+            t_ref, ref_result = timed(make_ref(), n)
+            return {"time": t_ref, "answer": answer(ref_result)}
+        ref = baseline(f"the reference on {n} requests", measure)
         t_impl, impl_result = timed(call_impl, n)
-        if t_impl > factor * t_ref + slack:
-            return (f"on {n:,} requests it took {t_impl:.3f} s; the reference took {t_ref:.3f} s "
-                    f"(limit {factor:g}x + {slack:g} s)"), ref_result, impl_result
-    return None, ref_result, impl_result
+        if t_impl > factor * ref["time"] + slack:
+            return (f"on {n:,} requests it took {t_impl:.3f} s; the reference took {ref['time']:.3f} s "
+                    f"(limit {factor:g}x + {slack:g} s)"), ref["answer"], impl_result
+    return None, ref["answer"], impl_result
 
 
 # --- levels 3 and 4: seeded traces, run once per implementation ----------------------

@@ -105,7 +105,8 @@ def reference():
     return load_reference(SOLUTION, "reorder_buffer_reference")
 
 
-def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5):
-    """kata.checks.compare_speed with this kata's hint: (the implementation's result, the reference's)."""
+def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5, **how):
+    """kata.checks.compare_speed with this kata's hint: (the implementation's result, the
+    reference's answer); `how`: its answer= and ref_setup=."""
     __tracebackhide__ = True
-    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor, hint=SLOW_HINT)
+    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor, hint=SLOW_HINT, **how)
