@@ -210,7 +210,6 @@ class Kata:
 
 
 REVEALS = ("all", "progressive")
-KINDS = ("kata", "hunt")  # a question: write the kata's levels, or review code with a bug (kata/hunt.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +220,7 @@ class Question:
     levels: tuple[int, ...]  # ascending, 1-based
     minutes: float  # an exam's clock scaled by --minutes keeps decimals
     reveal: str = "all"  # "all": every covered level shown at once; "progressive": one at a time
-    kind: str = "kata"  # "kata" | "hunt"
+    kind: str = "kata"  # a registered kind (kata/kinds.py): "kata", "hunt", ...
     bug: str | None = None  # a hunt's zoo patch (its file stem), drawn at start; None: a decoy
 
     @property
@@ -231,7 +230,7 @@ class Question:
     def to_json(self) -> dict:
         data = {"kata": self.kata, "levels": list(self.levels), "minutes": self.minutes,
                 "reveal": self.reveal}
-        if self.is_hunt:
+        if self.kind != "kata":
             data.update(kind=self.kind, bug=self.bug)
         return data
 
@@ -254,6 +253,7 @@ class Exam:
     @property
     def katas(self) -> tuple[str, ...]:
         return tuple(q.kata for q in self.questions)
+
 
 
 # --- loaders ----------------------------------------------------------------
@@ -362,6 +362,8 @@ def _question(where: str, raw, kata_of) -> Question:
             raise CatalogError(f"{where}: kata '{raw['kata']}' has no level {lv} (levels are 1..{len(all_levels)})")
     if len(set(levels)) != len(levels):
         raise CatalogError(f"{where}: a level is listed twice in 'levels': list each once")
+    from kata.kinds import KINDS  # the registry of question kinds (kata, hunt, ...)
+
     kind = raw.get("kind", "kata")
     if kind not in KINDS:
         raise CatalogError(f"{where}: kind '{kind}' must be one of {', '.join(KINDS)}")
@@ -426,6 +428,7 @@ def load_exam(root: Path, name: str, known_katas) -> Exam:
                            "remove it or add a hunt")
     return Exam(name, data["title"], data["minutes"], tuple(questions), data.get("description", ""), path,
                 float(decoys))
+
 
 
 # --- the workbook -----------------------------------------------------------

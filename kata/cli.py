@@ -21,6 +21,7 @@ from typing import NoReturn
 import typer
 import typer.core
 
+from kata.results import ERROR, PASS, hidden_name
 from kata.usage import KataTyper
 
 
@@ -599,7 +600,7 @@ def check(
 
                     say(f"your pin ({test_file_name(g.kata)}) {g.pin_check}; a pin fails on the "
                         "handed-out code and passes on the fixed code", markup=False)
-    if any(g.result.status != "pass" for g in graded):
+    if any(g.result.status != PASS for g in graded):
         raise typer.Exit(1)
 
 
@@ -639,7 +640,7 @@ def submit(
             data = {"kata": g.kata.slug, **g.result.to_json(), "levels_graded": g.levels,
                     "levels_opened": g.opened}
             if g.session is not None:  # during a session: levels and pass/fail only
-                data["tests"] = [{"name": f"hidden test {i}", "status": t["status"],
+                data["tests"] = [{"name": hidden_name(i), "status": t["status"],
                                   "task_id": t["task_id"]} for i, t in enumerate(data["tests"], 1)]
             rows.append(data)
         emit_json({"results": rows})
@@ -648,7 +649,7 @@ def submit(
 
         with paged():
             _print_submitted(graded, level_table, test_lines)
-    if any(g.result.status != "pass" for g in graded):
+    if any(g.result.status != PASS for g in graded):
         raise typer.Exit(1)
 
 
@@ -1268,7 +1269,7 @@ def runner(
         if code is not None:
             results = exercism_results(kata, grade(kata, input_dir / kata.module, "hidden", code=code))
         else:
-            results = {"version": 3, "status": "error", "tests": [], "message": reason}
+            results = {"version": 3, "status": ERROR, "tests": [], "message": reason}
         try:  # a new file renamed over results.json: a link a submission planted there is replaced
             write_inside(folder, "results.json", json.dumps(results, indent=2) + "\n")
         except OSError as exc:
@@ -1282,7 +1283,7 @@ def _error_rows(book: dict) -> None:
     file moved or changed since the batch) or code that could not run."""
     from kata.output import say as write
 
-    errors = [row for row in book["rows"] if row["status"] == "error"]
+    errors = [row for row in book["rows"] if row["status"] == ERROR]
     if errors:
         say(f"Errors (0 points): {len(errors)} row(s)")
         for row in errors:  # a wrapped reason continues under the row's text
@@ -1355,6 +1356,12 @@ def grade_batch(
         results.sort(key=lambda item: (item[0], item[1]))
         write_junit([(wb.kata(slug), result) for _, slug, result in results], junit_xml,
                     names=[f"{student}/{slug}" for student, slug, _ in results], rich=junit_rich)
+    _batch_summary(wb, book, json_path, csv_path)
+
+
+def _batch_summary(wb, book: dict, json_path: Path, csv_path: Path) -> None:
+    """What grade-batch prints once the gradebook is written: where, what it could not promise,
+    who handed nothing in, the error rows, the hidden tests most students failed."""
     say(f"Graded {len(book['students'])} students x {len(book['katas'])} katas "
         f"(shard {book['shard']}): {_rel(wb, json_path)}, {_rel(wb, csv_path)}", markup=True)
     if not book["sandboxed"]:

@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 from kata.catalog import BUNDLE_MARKER, CatalogError, Kata, Workbook
 from kata.suites import file_sha256, suite_version
+from kata.results import ERROR, PASS
 
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info",
                                 "_content")  # _content: the katas a wheel carries, solutions included
@@ -383,16 +384,16 @@ def _grade_one(student: str, kata: Kata, code, limits, baselines=None) -> tuple[
         return Row(shown(student), kata.slug, "missing", 0.0, kata.points, zero, [], "no file handed in"), \
             student, None
     if isinstance(code, CatalogError):
-        return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [], str(code)), student, None
+        return Row(shown(student), kata.slug, ERROR, 0.0, kata.points, zero, [], str(code)), student, None
     try:
         result = grade(kata, Path(shown(student)) / kata.module, "hidden", limits or Limits(), code=code,
                        baselines=baselines)
     except Exception as exc:  # one broken submission never stops the batch
-        return Row(shown(student), kata.slug, "error", 0.0, kata.points, zero, [],
+        return Row(shown(student), kata.slug, ERROR, 0.0, kata.points, zero, [],
                    f"grading failed: {type(exc).__name__}: {exc}"), student, None
     return Row(shown(student), kata.slug, result.status, result.points_earned, kata.points,
                [lv.points_earned for lv in result.levels],
-               [t.name for t in result.tests if t.status != "pass"], result.message), student, result
+               [t.name for t in result.tests if t.status != PASS], result.message), student, result
 
 
 def _grade_students(katas, codes, jobs, done, limits, workers, baselines) -> None:
@@ -612,14 +613,14 @@ def regrade_batch(wb: Workbook, gradebook_path: Path, limits=None) -> dict:
             row = Row(student, slug, "missing", 0.0, kata.points, zero, [], "no file handed in")
         elif isinstance(code, CatalogError):
             # what the gradebook recorded stays: the next regrade finds the same reason
-            row = Row(student, slug, "error", 0.0, kata.points, zero, [], str(code), file=recorded,
+            row = Row(student, slug, ERROR, 0.0, kata.points, zero, [], str(code), file=recorded,
                       sha256=old.get("sha256"))
         else:
             result = grade(kata, submissions / str(rel), "hidden", limits or Limits(), code=code,
                            baselines=baselines.get(slug, {}))
             row = Row(student, slug, result.status, result.points_earned, kata.points,
                       [lv.points_earned for lv in result.levels],
-                      [t.name for t in result.tests if t.status != "pass"], result.message,
+                      [t.name for t in result.tests if t.status != PASS], result.message,
                       file=rel, sha256=old["sha256"])
         if row.status != "missing":
             row.suite_version = suite_version(kata)

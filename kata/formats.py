@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kata.catalog import Kata
+from kata.results import ERROR, FAIL, PASS, hidden_name
 
 if TYPE_CHECKING:  # grading imports pytest-free modules only; keep formats as light
     from kata.results import SuiteResult, TestResult
@@ -107,17 +108,17 @@ def exercism_results(kata: Kata, result: SuiteResult) -> dict:
         tests.append({
             "name": human_name(t.name),
             "status": t.status,
-            "message": t.message if t.status != "pass" else None,
+            "message": t.message if t.status != PASS else None,
             "output": _cap(t.output),
             "test_code": code or "",
             "task_id": t.task_id,
         })
-    ran = any(t["status"] != "error" for t in tests)
-    if not tests or (result.status == "error" and not ran):
-        return {"version": 3, "status": "error",
+    ran = any(t["status"] != ERROR for t in tests)
+    if not tests or (result.status == ERROR and not ran):
+        return {"version": 3, "status": ERROR,
                 "message": result.message or "no test could run: see the first test's message",
                 "tests": tests}
-    status = "pass" if tests and all(t["status"] == "pass" for t in tests) else "fail"
+    status = PASS if tests and all(t["status"] == PASS for t in tests) else FAIL
     return {"version": 3, "status": status, "message": None, "tests": tests}
 
 
@@ -158,8 +159,8 @@ def write_junit(graded: Sequence[tuple[Kata, SuiteResult]], path: Path, names: S
     total_time = 0.0
     for i, (kata, result) in enumerate(graded):
         name = _xml(names[i] if names else kata.slug)
-        failures = sum(t.status == "fail" for t in result.tests)
-        errors = sum(t.status == "error" for t in result.tests)
+        failures = sum(t.status == FAIL for t in result.tests)
+        errors = sum(t.status == ERROR for t in result.tests)
         totals["tests"] += len(result.tests)
         totals["failures"] += failures
         totals["errors"] += errors
@@ -183,8 +184,8 @@ def write_junit(graded: Sequence[tuple[Kata, SuiteResult]], path: Path, names: S
                 for key, value in (("level", t.task_id), ("points", f"{t.points:g}"), ("edge", t.edge)):
                     if value is not None:
                         ET.SubElement(case_props, "property", name=key, value=_xml(str(value)))
-            if t.status in ("fail", "error"):
-                tag = "failure" if t.status == "fail" else "error"
+            if t.status in (FAIL, ERROR):
+                tag = "failure" if t.status == FAIL else "error"
                 node = ET.SubElement(case, tag, message=_xml((t.message or "")[:500]))
                 node.text = _xml(t.detail or t.message or "")
             out = _case_lines(file, line, t) + (f"\n\n{t.output}" if t.output else "")
@@ -206,6 +207,6 @@ def redacted(result: SuiteResult) -> SuiteResult:
     named 'hidden test N'; no messages, edge texts, output or file names."""
     from dataclasses import replace
 
-    tests = [replace(t, name=f"hidden::hidden test {i}", message=None, detail=None, output=None,
+    tests = [replace(t, name=f"hidden::{hidden_name(i)}", message=None, detail=None, output=None,
                      edge=None) for i, t in enumerate(result.tests, 1)]
     return replace(result, tests=tests, message=None)

@@ -1,36 +1,32 @@
 """Hunt questions in a session: drawn at start, handed out, scored on submit, shown in review.
 
 kata/hunt.py knows what a hunt is (the code handed out, how a pin is judged); this module puts it
-behind the same session, submit, review and history paths as a kata question (kata/session.py
-calls it), with nothing in the store but a result's extra field:
+behind the same session, submit, review and history paths as a kata question (through the Hunt
+kind in kata/kinds.py), with nothing in the store but a result's extra field:
 
-* `draw`: each hunt question of a plan gets its bug from the session's seed (`--seed S`, else a
-  fresh one, kept in sessions.seed), so a session can be reviewed and regraded exactly;
-* `prepare`: the workspace gets the handed-out code as workspace/<module> and a pin template as
-  workspace/test_hunt_<module>.py (a learner file already there is archived first);
+* drawing and handing out (kata/kinds.py's Hunt): each hunt question of a plan gets its bug
+  from the session's seed (`--seed S`, else a fresh one, kept in sessions.seed), so a session can
+  be reviewed and regraded exactly; the workspace gets the handed-out code as
+  workspace/<module> and a pin template as workspace/test_hunt_<module>.py (a learner file
+  already there is archived first);
 * `score_pin`: on `kata submit`, the result gains "hunt": {points_earned, points_possible,
   verdict, reason, late, test_code}; the submission counts fix + pin;
 * `review_info`: after the session, the bug's header (Bug, Level, Breaks), or that it was a decoy,
   the pin's verdict, and when the pin and the fix were first made.
 
 Example:
-    draw(wb, [Question("lru-kv-cache", (1,), 12, kind="hunt")], seed=7, decoys=0.0)
-    -> [Question(..., kind='hunt', bug='keys_lru_first')]    (the bug depends on the seed)
+    hunt_question(wb, "lru-kv-cache", seed=7)
+    -> (Question(..., kind='hunt', bug='keys_lru_first'), 7)    (the bug depends on the seed)
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
-import secrets
 from pathlib import Path
 
 from kata import hunt
 from kata.catalog import Kata, Question, Workbook
-
-
-def new_seed() -> int:
-    return secrets.randbelow(2**31)
+from kata.kinds import new_seed
 
 
 DEFAULT_MINUTES = 15  # `kata hunt` without --minutes
@@ -63,37 +59,6 @@ def hunt_question(wb: Workbook, slug: str | None, bug: str | None = None, decoy:
     if bug is None and not decoy:
         bug = hunt.draw(kata, level, rng)
     return Question(kata.slug, tuple(range(1, level + 1)), minutes or DEFAULT_MINUTES, "all", "hunt", bug), seed
-
-
-def draw(wb: Workbook, questions: list[Question], seed: int, decoys: float) -> list[Question]:
-    """The questions with each hunt's bug drawn (None: a decoy), the same for the same seed."""
-    rng = random.Random(seed)
-    out = []
-    for q in questions:
-        if q.is_hunt:
-            q = dataclasses.replace(q, reveal="all",
-                                    bug=hunt.draw(wb.kata(q.kata), max(q.levels), rng, decoys))
-        out.append(q)
-    return out
-
-
-def prepare(wb: Workbook, questions: list[Question], katas: list[Kata], now: float) -> list:
-    """Workspace files for every question (a kata's stub, or a hunt's code and pin template)."""
-    from kata import workspace
-
-    plain = [k for q, k in zip(questions, katas, strict=True) if not q.is_hunt]
-    done = {p.kata.slug: p for p in workspace.prepare(wb, plain, now)} if plain else {}
-    files: dict[Path, str] = {}
-    for q, k in zip(questions, katas, strict=True):
-        if q.is_hunt:
-            files[wb.workspace_file(k)] = hunt.handout(k, q.bug, max(q.levels))
-            files[wb.workspace / hunt.test_file_name(k)] = hunt.template(k)
-    copies = workspace.put(wb, files, now)
-    for q, k in zip(questions, katas, strict=True):
-        if q.is_hunt:
-            path = wb.workspace_file(k)
-            done[k.slug] = workspace.Prepared(k, path, copies.get(path))
-    return [done[k.slug] for k in katas]
 
 
 def test_path(wb: Workbook, kata: Kata) -> Path:

@@ -11,8 +11,19 @@ one of the plugin's report events into a test's status; `Limits` bounds one run.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 
-PASS, FAIL, ERROR = "pass", "fail", "error"
+
+class Status(StrEnum):
+    """A test's verdict, and a run's: a str, so JSON, JUnit and the store hold the bare value.
+    A new verdict is a member here (and a line in views/formats for how it is shown)."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+
+
+PASS, FAIL, ERROR = Status.PASS, Status.FAIL, Status.ERROR
 TIMED_OUT = "timed out"  # how the message of a test that ran past its time limit begins
 BUDGET_SPENT = "the submission used up"  # how the run's message begins when its budget ran out
 NOT_RUN = "not run: "  # how the message of a test the run ended before begins (then the run's)
@@ -47,7 +58,7 @@ class Limits:
 @dataclass(slots=True)
 class TestResult:
     name: str  # the pytest node id, relative to the workbook root
-    status: str  # pass | fail | error
+    status: str  # a Status (pass | fail | error)
     message: str | None = None
     detail: str | None = None  # the full failure report (shown by `kata check` and `kata review`)
     output: str | None = None
@@ -129,9 +140,19 @@ def first_line(message: str | None) -> str:
     return next((ln.strip() for ln in (message or "").splitlines() if ln.strip()), "")
 
 
+def test_timed_out(t: TestResult) -> bool:
+    """Whether the test ran past its time limit."""
+    return (t.message or "").startswith(TIMED_OUT)
+
+
 def timed_out(result: SuiteResult) -> int:
     """How many of the run's tests ran past their time limit."""
-    return sum((t.message or "").startswith(TIMED_OUT) for t in result.tests)
+    return sum(test_timed_out(t) for t in result.tests)
+
+
+def hidden_name(place: int) -> str:
+    """How a hidden test is named where its name must not show (a live session): by its place."""
+    return f"hidden test {place}"
 
 
 def timeout_line(result: SuiteResult) -> str | None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kata.catalog import REVEALS, CatalogError, Exam, Kata, Question, Workbook
-from kata.results import SuiteResult
+from kata.kinds import KINDS, kind_of, new_seed
+from kata.results import PASS, SuiteResult
 from kata.store import DeadlineSnapshot, Session, Store, StoreError, Submission, still_live_message
 
 
@@ -108,13 +110,13 @@ def plan(wb: Workbook, target: str | None, minutes: float | None = None,
         if minutes is not None:  # scale every question's minutes with the clock
             questions = [dataclasses.replace(q, minutes=round(q.minutes * minutes / total, 2))
                          for q in questions]
-        if any(q.is_hunt for q in questions):
-            from kata import hunt_questions
-
-            seed = hunt_questions.new_seed() if seed is None else seed
-            questions = hunt_questions.draw(wb, questions, seed, exam.decoy_probability)
+        drawn = any(kind_of(q).drawn for q in questions)
+        if drawn:  # the same seed draws the same questions (a hunt's bug), for review and regrade
+            seed = new_seed() if seed is None else seed
+            rng = random.Random(seed)
+            questions = [kind_of(q).draw(wb, q, rng, exam.decoy_probability) for q in questions]
         return Plan("exam", exam.name, exam.title, exam.description, minutes or total, questions,
-                    [wb.kata(q.kata) for q in questions], seed if any(q.is_hunt for q in questions) else None)
+                    [wb.kata(q.kata) for q in questions], seed if drawn else None)
     if name in wb.slugs():
         kata = wb.kata(name)
         q = Question(kata.slug, tuple(lv.number for lv in kata.levels), minutes or kata.minutes,
@@ -148,7 +150,6 @@ def unknown_target_message(wb: Workbook, name: str) -> str:
 def start(wb: Workbook, target: str | None, abandon: bool = False,
           minutes: float | None = None, reveal: str | None = None,
           planned: Plan | None = None) -> Started:
-    from kata import workspace
 
     p = planned or plan(wb, target, minutes, reveal)
     t = now()
@@ -157,12 +158,7 @@ def start(wb: Workbook, target: str | None, abandon: bool = False,
     live = store.live_session(t)
     if live is not None and not abandon:
         raise StoreError(still_live_message(live, t))
-    if any(q.is_hunt for q in p.questions):
-        from kata import hunt_questions
-
-        prepared = hunt_questions.prepare(wb, p.questions, p.katas, t)
-    else:
-        prepared = workspace.prepare(wb, p.katas, t)
+    prepared = _hand_out(wb, p.questions, p.katas, t)
     session, abandoned = store.start_session(
         p.kind, p.name, [k.slug for k in p.katas], p.minutes, t, abandon=abandon,
         questions=[q.to_json() for q in p.questions], seed=p.seed)
@@ -175,16 +171,23 @@ def start(wb: Workbook, target: str | None, abandon: bool = False,
     return Started(session, abandoned, p.katas, prepared, p.questions)
 
 
+def _hand_out(wb: Workbook, questions: list[Question], katas: list[Kata], t: float) -> list:
+    """Each question's workspace files, written by its kind; workspace.Prepared per kata, in order."""
+    groups: dict[str, list[tuple[Question, Kata]]] = {}
+    for q, k in zip(questions, katas, strict=True):
+        groups.setdefault(q.kind, []).append((q, k))
+    done: dict = {}
+    for name, pairs in groups.items():
+        done.update(KINDS[name].hand_out(wb, pairs, t))
+    return [done[k.slug] for k in katas]
+
+
 def _kept_files(wb: Workbook, questions: list[Question]) -> list[tuple[str, str, Path]]:
-    """What the deadline keeper reads: each question's workspace file, and a hunt's pin file."""
+    """What the deadline keeper reads: the files each question's kind names (its code, a pin)."""
     files = []
     for q in questions:
         kata = wb.kata(q.kata)
-        files.append((q.kata, "code", wb.workspace_file(kata)))
-        if q.is_hunt:
-            from kata.hunt_questions import test_path
-
-            files.append((q.kata, "test", test_path(wb, kata)))
+        files += [(q.kata, role, path) for role, path in kind_of(q).watched(wb, q, kata)]
     return files
 
 
@@ -370,31 +373,58 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
         from kata.formats import redacted, write_junit
 
         write_junit([(kata, redacted(result))], junit)
-    points = None
-    if suite == "hidden" and v.question is not None and v.question.is_hunt:
-        from kata import hunt_questions
-
-        test_code = hunt_questions.read_test(wb, kata)
-        result.hunt = hunt_questions.score_pin(store, session, kata, v.question, test_code, result)
-        points = hunt_questions.totals(result)
-    sub = store.add_submission(session.id if session else None, kata.slug, code,
-                               result.to_json(), t, suite=suite, points=points,
-                               suite_version=_suite_version(kata) if suite == "hidden" else None)
-    graded = Graded(kata, path, result, session, sub, levels)
-    if suite == "visible" and v.question is not None and v.question.is_hunt:
-        from kata import hunt, hunt_questions
-
-        test_code = hunt_questions.read_test(wb, kata)
-        if hunt_questions.attempted_pin(test_code):
-            graded.pin_check = hunt.try_pin(kata, test_code, code)
-    # session is kept only with a question (above), so both are set here or neither
-    if suite == "hidden" and session is not None and v.question is not None and not result.tampered:
-        for lv in result.levels:
-            if level_passed(lv) and store.record_level_passed(session.id, kata.slug, lv.level, t, sub.id):
-                graded.passed_now.append(lv.level)
-        after = open_levels(v.question, store.passed_levels(session.id, kata.slug))
+    q = v.question  # session is kept only with a question (above), so both are set or neither
+    extra = kind_of(q).extra_now(wb, kata) if q is not None else None
+    sub, passed_now = _record(store, session, q, kata, code, result, t, suite, extra)
+    graded = Graded(kata, path, result, session, sub, levels, passed_now=passed_now)
+    if suite == "visible" and q is not None:
+        graded.pin_check = kind_of(q).check_note(kata, extra, code)
+    if suite == "hidden" and session is not None and q is not None and not result.tampered:
+        after = open_levels(q, store.passed_levels(session.id, kata.slug))
         graded.opened = [lv for lv in after if lv not in v.levels]
     return graded
+
+
+def _record(store: Store, session: Session | None, q: Question | None, kata: Kata, code: str, result,
+            at: float, suite: str = "hidden", extra: str | None = None, **row) -> tuple[Submission, list[int]]:
+    """The one way a graded version is recorded (submit, settle and regrade): the question's kind
+    adds its part to a hidden result (a hunt's pin, judged on `extra`), the submission is stored
+    (`row`: auto=, regrade_of=), and for a session's question every level it passed gets its
+    level event (none for a tampered run). (the submission, the levels passed for the first time)."""
+    points = kind_of(q).judge(store, session, kata, q, extra, result) if suite == "hidden" and q else None
+    sub = store.add_submission(session.id if session else None, kata.slug, code, result.to_json(), at,
+                               suite=suite, points=points,
+                               suite_version=_suite_version(kata) if suite == "hidden" else None, **row)
+    passed_now = []
+    if suite == "hidden" and session is not None and q is not None:
+        passed_now = _record_levels(store, session.id, kata.slug, result, at, sub.id)
+    return sub, passed_now
+
+
+def _record_levels(store: Store, session_id: int, slug: str, result, at: float, sub_id: int) -> list[int]:
+    """Level events for every level `result` passed (idempotent: the first pass is kept; none for
+    a tampered run); the levels passed for the first time."""
+    if result.tampered:
+        return []
+    return [lv.level for lv in result.levels
+            if level_passed(lv) and store.record_level_passed(session_id, slug, lv.level, at, sub_id)]
+
+
+def _final_cut(q: Question, kata: Kata, result) -> None:
+    """A final answer (auto-submitted, or its regrade) of a question whose levels open one at a
+    time counts as far as it passes them, in order, as on submits: a level counts only if every
+    earlier one passed."""
+    from kata import grading
+
+    if q.reveal != "progressive":
+        return
+    reached = []
+    for lv in result.levels:
+        reached.append(lv.level)
+        if not level_passed(lv):
+            break
+    result.tests = [t for t in result.tests if t.task_id in reached]
+    grading.score(result, kata, reached)
 
 
 def check(wb: Workbook, katas: list[Kata], progress=None) -> list[Graded]:
@@ -508,22 +538,6 @@ def _file_at_cutoff(s: Session, path: Path, kept: DeadlineSnapshot | None) -> tu
     return (mtime, mtime, code), "mtime"
 
 
-def _pin_saved(wb: Workbook, store: Store, s: Session, kata: Kata,
-               kept: dict[tuple[str, str], DeadlineSnapshot]) -> str:
-    """A hunt's pin file as it stood at the deadline: the keeper's record of it, else (no record)
-    as hunt_questions.saved_test finds it; a record of a file gone or changed at the deadline
-    leaves the last pin a counted submission graded."""
-    from kata import hunt_questions
-
-    rec = kept.get((kata.slug, "test"))
-    if rec is None:
-        return hunt_questions.saved_test(wb, store, s, kata)
-    if rec.code is not None and (rec.mtime is None or rec.mtime <= s.deadline):
-        return rec.code
-    graded = [(sub.result.get("hunt") or {}).get("test_code") for sub in store.counted_submissions(s, kata.slug)]
-    return next((code for code in reversed(graded) if code is not None), "")
-
-
 def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> list[AutoSubmitted]:
     """Auto-submit each question's last version saved by the deadline (see settle)."""
     from kata import grading
@@ -544,23 +558,19 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
             candidates.append(from_file)
         explain = at_deadline and found != ""  # the keeper's record did not decide: say what did
         graded_before = bool(store.counted_submissions(s, q.kata))
-        if q.is_hunt:  # the code as handed out counts as saved at the start: a pin alone is work
-            from kata import hunt_questions
-
-            given = hunt_questions.handed_out(kata, q)
+        kind = kind_of(q)
+        given = kind.given(kata, q)
+        extra = kind.extra_at_deadline(wb, store, s, kata, kept)
+        if kind.given_is_work and given is not None:  # handed out = saved at the start (a hunt: a pin alone is work)
             candidates.append((s.started_at, s.started_at, given))
-            # ... but the handed-out code with no pin and no verdict is no answer at all
+            # ... but the handed-out code with nothing else done is no answer at all
             if not graded_before and max(candidates, key=lambda c: c[0])[2] == given and \
-                    not hunt_questions.attempted_pin(_pin_saved(wb, store, s, kata, kept)):
+                    not kind.extra_attempted(extra):
                 done.append(AutoSubmitted(s, kata, s.started_at, None))
                 continue
         else:  # the stub as handed out is no answer: grading it only costs time
-            try:
-                stub = kata.stub.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                stub = None
-            untouched = [c for c in candidates if c[2] == stub]
-            candidates = [c for c in candidates if c[2] != stub]
+            untouched = [c for c in candidates if c[2] == given]
+            candidates = [c for c in candidates if c[2] != given]
             if untouched and not candidates:
                 if not graded_before:  # a submitted stub was graded already: it stands as it is
                     done.append(AutoSubmitted(s, kata, s.started_at, None))
@@ -573,7 +583,7 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
         chosen = max(candidates, key=lambda c: c[0])
         _, saved_at, code = chosen
         earlier = [sub for sub in store.counted_submissions(s, q.kata) if sub.code == code]
-        if earlier and not (q.is_hunt and _pin_unsubmitted(wb, store, s, kata, kept)):
+        if earlier and not kind.extra_unsubmitted(store, s, kata, extra):
             # that version was graded already (by a submit, or a settle that then died)
             _record_levels(store, s.id, q.kata, grading.SuiteResult.from_json(earlier[-1].result),
                            earlier[-1].submitted_at, earlier[-1].id)
@@ -583,41 +593,23 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
             continue
         if not kata.grader.is_dir():
             continue  # a student bundle: no hidden suite here
-        sub = _grade_final(wb, store, s, q, kata, code, saved_at, kept, progress)
+        sub = _grade_final(wb, store, s, q, kata, code, saved_at, extra, progress)
         done.append(AutoSubmitted(s, kata, saved_at, sub,
                                   evidence=_evidence(s, chosen, from_file, found) if explain else ""))
     return done
 
 
 def _grade_final(wb: Workbook, store: Store, s: Session, q: Question, kata: Kata, code: str,
-                 saved_at: float, kept: dict[tuple[str, str], DeadlineSnapshot], progress) -> Submission:
-    """Grade and record the version saved by the cutoff: the final answer, so levels open as far
-    as it passes them, in order, as they would have on submits (a level counts only if every
-    earlier one passed)."""
+                 saved_at: float, extra: str | None, progress) -> Submission:
+    """Grade and record the version saved by the cutoff: the final answer (see _final_cut), with
+    the kind's other file (`extra`, a hunt's pin) as saved by then."""
     from kata import grading
 
     on_progress = progress(kata) if progress else None
     result = grading.grade(kata, wb.workspace_file(kata), "hidden", code=code, levels=list(q.levels),
                            on_progress=on_progress)
-    if q.reveal == "progressive":
-        reached = []
-        for lv in result.levels:
-            reached.append(lv.level)
-            if not level_passed(lv):
-                break
-        result.tests = [t for t in result.tests if t.task_id in reached]
-        grading.score(result, kata, reached)
-    points = None
-    if q.is_hunt:
-        from kata import hunt_questions
-
-        test_code = _pin_saved(wb, store, s, kata, kept)
-        result.hunt = hunt_questions.score_pin(store, s, kata, q, test_code, result)
-        points = hunt_questions.totals(result)
-    sub = store.add_submission(s.id, q.kata, code, result.to_json(), saved_at, auto=True, points=points,
-                               suite_version=_suite_version(kata))
-    _record_levels(store, s.id, q.kata, result, saved_at, sub.id)
-    return sub
+    _final_cut(q, kata, result)
+    return _record(store, s, q, kata, code, result, saved_at, extra=extra, auto=True)[0]
 
 
 def _evidence(s: Session, chosen: _Version, from_file: _Version | None, found: str) -> str:
@@ -629,23 +621,6 @@ def _evidence(s: Session, chosen: _Version, from_file: _Version | None, found: s
         return f"graded by its modification time, {at} (the deadline keeper did not run)"
     why = "the deadline keeper did not run" if found == "mtime" else found
     return f"{why}; the last version kata saw is from {at}: graded that"
-
-
-def _pin_unsubmitted(wb: Workbook, store: Store, s: Session, kata: Kata,
-                     kept: dict[tuple[str, str], DeadlineSnapshot]) -> bool:
-    """Whether the pin file saved by the deadline differs from the last one a submission graded
-    (hunt_questions.pin_unsubmitted, with the keeper's record of the pin file)."""
-    graded = [(sub.result.get("hunt") or {}).get("test_code") for sub in store.counted_submissions(s, kata.slug)]
-    return not graded or _pin_saved(wb, store, s, kata, kept) != graded[-1]
-
-
-def _record_levels(store: Store, session_id: int, slug: str, result, at: float, sub_id: int) -> None:
-    """Level events for every level `result` passed (idempotent: the first pass is kept)."""
-    if result.tampered:
-        return
-    for lv in result.levels:
-        if level_passed(lv):
-            store.record_level_passed(session_id, slug, lv.level, at, sub_id)
 
 
 # --- hints ------------------------------------------------------------------
@@ -685,7 +660,7 @@ def _question_hints(wb: Workbook, kata: Kata, session: Session | None,
     v = view(wb, kata, session, store)
     covered = set(v.question.levels) if v.question is not None else {lv.number for lv in kata.levels}
     mine = [(i, level, text) for i, (level, text) in enumerate(kata.hints) if level in covered]
-    return mine, v.levels, sid, v.question is not None and v.question.is_hunt
+    return mine, v.levels, sid, v.question is not None and kind_of(v.question).hint_note
 
 
 def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
@@ -759,6 +734,7 @@ class Review:
     questions: list[QuestionReview] = field(default_factory=list)
     live: Session | None = None  # a live session this review is not of (it opens later)
 
+
     @property
     def points_earned(self) -> float:
         return round(sum(q.points_earned for q in self.questions), 2)
@@ -774,7 +750,7 @@ def _question_points(wb: Workbook, q: Question) -> tuple[str, float]:
     except CatalogError:
         return q.kata, 0.0
     fix = float(sum(lv.points for lv in kata.levels if lv.number in q.levels))
-    return kata.title, fix * 2 if q.is_hunt else fix  # a hunt's pin is worth its fix
+    return kata.title, kind_of(q).worth(fix)
 
 
 def review(wb: Workbook, session_id: int | None) -> Review:
@@ -820,17 +796,9 @@ def review(wb: Workbook, session_id: int | None) -> Review:
             levels_open=open_levels(q, passed),
             splits={lv: round(at - session.started_at, 1) for lv, at in sorted(passed.items())},
             submit_times=[round(s.submitted_at - session.started_at, 1) for s in hidden],
-            hunt=_hunt_review(wb, store, session, q),
+            hunt=kind_of(q).review(wb, store, session, q),
         ))
     return rev
-
-
-def _hunt_review(wb: Workbook, store: Store, session: Session, q: Question) -> dict | None:
-    if not q.is_hunt:
-        return None
-    from kata import hunt_questions
-
-    return hunt_questions.review_info(wb, store, session, q)
 
 
 @dataclass
@@ -921,17 +889,15 @@ def status(wb: Workbook) -> tuple[Session | None, float, list[QuestionStatus]]:
         visible = None
         if checks:
             tests = checks[-1].result.get("tests", [])
-            visible = (sum(x["status"] == "pass" for x in tests), len(tests))
+            visible = (sum(x["status"] == PASS for x in tests), len(tests))
         possible = _question_points(wb, q)[1]
         best = store.official_submission(session, q.kata)  # the score that counts: the best so far
         hidden = (best.points_earned, possible) if best else None
         path = wb.workspace_file(kata)
         passed = store.passed_levels(session.id, q.kata)
-        pin = None
-        if q.is_hunt:
-            pin = ((best.result.get("hunt") or {}).get("verdict") if best else None) or "not submitted"
         rows.append(QuestionStatus(q.kata, kata.title, path, path.is_file(), visible, hidden,
-                                   list(q.levels), open_levels(q, passed), q.minutes, pin))
+                                   list(q.levels), open_levels(q, passed), q.minutes,
+                                   kind_of(q).status_note(best)))
     return session, session.remaining(t), rows
 
 
@@ -1016,16 +982,14 @@ def regrade_session(wb: Workbook, session_id: int, progress=None) -> list[Regrad
         levels = sorted({t["task_id"] for t in sub.result.get("tests", []) if t.get("task_id")}) or None
         result = grading.grade(kata, wb.workspace_file(kata), "hidden", code=sub.code, levels=levels,
                                on_progress=progress(kata) if progress else None)
-        points = None
         q = question_for(wb, session, sub.slug)
-        if q is not None and q.is_hunt:  # the pin is judged again too, on the test file graded then
-            from kata import hunt_questions
-
-            test_code = (sub.result.get("hunt") or {}).get("test_code", "")
-            result.hunt = hunt_questions.score_pin(store, session, kata, q, test_code, result)
-            points = hunt_questions.totals(result)
-        new = store.add_submission(sub.session_id, sub.slug, sub.code, result.to_json(), sub.submitted_at,
-                                   auto=sub.auto, suite_version=version, regrade_of=sub.id, points=points)
+        extra = None
+        if q is not None:  # judged again as it was: a final answer cut as settling cut it, a
+            if sub.auto:   # hunt's pin on the test file graded then
+                _final_cut(q, kata, result)
+            extra = kind_of(q).extra_recorded(sub.result)
+        new, _ = _record(store, session, q, kata, sub.code, result, sub.submitted_at, extra=extra,
+                         auto=sub.auto, regrade_of=sub.id)
         done.append(Regraded(sub.slug, sub, new))
     return done
 

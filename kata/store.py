@@ -49,6 +49,7 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from kata.results import ERROR
 
 SCHEMA_VERSION = 4
 
@@ -468,7 +469,7 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (session_id, slug, now, code,
                  seal(json.dumps(result)) if suite == "hidden" else json.dumps(result),
-                 earned, possible, result.get("status", "error"), suite, int(auto),
+                 earned, possible, result.get("status", ERROR), suite, int(auto),
                  suite_version, regrade_of),
             )
             row = db.execute("SELECT * FROM submissions WHERE id = ?", (cur.lastrowid,)).fetchone()

@@ -38,7 +38,7 @@ from typing import Any
 
 from kata.child import _describe_exit
 from kata.results import (
-    BUDGET_SPENT, ERROR, FAIL, NOT_RUN, PASS, TIMED_OUT, Limits, SuiteResult, TestResult, apply_report,
+    BUDGET_SPENT, ERROR, FAIL, NOT_RUN, PASS, TIMED_OUT, Limits, SuiteResult, TestResult, apply_report, hidden_name,
     common_message)
 
 log = logging.getLogger("kata.harness")
@@ -89,7 +89,7 @@ class RunSupervisor:
         if not self.redact:
             return str(test_id)
         place = list(self.tests).index(test_id) + 1 if test_id in self.tests else "?"
-        return f"hidden test {place}"
+        return hidden_name(place) if isinstance(place, int) else "hidden test ?"
 
     def distrust(self, why: str) -> None:
         if self.tampered is None:

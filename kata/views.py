@@ -18,7 +18,7 @@ from rich.table import Table
 from kata.grading import ERROR, FAIL, PASS, SuiteResult
 from kata.results import first_line, timeout_line
 
-STATUS_STYLE = {PASS: "green", FAIL: "red", ERROR: "yellow"}
+STATUS_STYLE: dict[str, str] = {PASS: "green", FAIL: "red", ERROR: "yellow"}
 
 
 def console() -> Console:

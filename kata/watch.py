@@ -34,6 +34,7 @@ from pathlib import Path
 
 from kata import session as sessions
 from kata.catalog import Kata, Workbook
+from kata.results import PASS
 
 TICK_S = 1.0
 
@@ -280,7 +281,7 @@ class Watch:
 
     def first_failure_line(self) -> str:
         r = self.last.get(self.katas[self.current].slug)
-        failing = [t for t in r.tests if t.status != "pass"] if r else []
+        failing = [t for t in r.tests if t.status != PASS] if r else []
         if not failing:
             return ""
         t = failing[0]
@@ -312,7 +313,7 @@ class Watch:
             top.append(f"   grading {self.job.label}...{count}", style="yellow")
         parts = [top, self._table()]
         r = self.last.get(self.katas[self.current].slug)
-        failing = [t for t in r.tests if t.status != "pass"] if r else []
+        failing = [t for t in r.tests if t.status != PASS] if r else []
         if failing:
             t = failing[0]
             detail = (t.detail or "").strip().splitlines()[-15:]
