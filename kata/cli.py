@@ -1444,8 +1444,8 @@ for _info in app.registered_commands:
     if _name in SHORT_HELP:
         _info.short_help = SHORT_HELP[_name]
 
-# kata.engine.cli imports only typer at its top level (numpy and the engine load inside its commands)
-from kata.engine.cli import engine_app  # noqa: E402
+# kata.judges.cli imports only typer at its top level (numpy and the engine load inside its commands)
+from kata.judges.cli import engine_app  # noqa: E402
 
 app.add_typer(engine_app, name="engine", help="Run the reference inference engine.")
 

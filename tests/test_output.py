@@ -173,7 +173,7 @@ def test_show_in_colour_never_rewraps_a_code_block(monkeypatch):
 def test_engine_tables_never_split_a_number(cols80):
     from rich.console import Console
 
-    from kata.engine.cli import _fmt
+    from kata.judges.cli import _fmt
 
     class M:
         ttft_p50, ttft_p90, ttft_p99 = 67.783, 135.941, 148.574

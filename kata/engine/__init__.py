@@ -18,6 +18,8 @@ Read it in this order; each file is small and does one thing:
     batch.py          one step's ScheduledBatch, and the waiting queue
     scheduler.py      continuous batching with a token budget, chunked prefill and preemption
     fastpath.py       the simulation's lazy decode tracking (a step costs O(changes))
+    policy.py         the policy contract (RequestView, StepBudget, SchedulerPolicy,
+                      BatcherPolicy, PolicyError), the reference policies by name, their rules
     hooks.py          where the scheduler asks a policy: queue order, victims, admissions
     static_batcher.py the baseline it replaced: padded batches admitted and released together
     cost_model.py     simulated GPU time from FLOPs and bytes on a named hardware profile
@@ -27,13 +29,17 @@ Read it in this order; each file is small and does one thing:
     cluster.py        several replicas behind a router (round-robin, least-outstanding-tokens)
     serving.py        a serving plan: its exact memory arithmetic, its simulation, its cost
     design.py         the design round's levels and judge(plan, level), shared by grader and CLI
-    adapters/         the plug-in protocol for a learner's scheduler or batcher policy
+    adapters/         loaders: a learner's kata file as a scheduler or batcher policy
     backends/         the same KV storage, attention and model on torch (cpu or cuda)
-    cli.py            `kata engine run`, `compare` and `plan`; report.py and plan_report.py print
+    report.py         a run's metrics table and KV chart, as `kata engine` prints them
     scenarios.py      the stress traces a plug-in policy is also run on
+    arith.py          cdiv, the one ceiling division (blocks for n tokens)
 
     from kata.engine import LLM, SamplingParams
     LLM(model="tiny").generate("Hello", SamplingParams(max_tokens=4))[0].outputs[0].text
+
+The engine imports nothing from kata outside kata.engine; `kata engine run`, `compare` and
+`plan` live in kata/judges/, on top of it.
 
 Importing `kata.engine` imports nothing heavy (the names above load on first use); numpy is
 loaded by the modules that need it, and torch only when the torch backend is asked for.

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kata.engine.arith import cdiv
+
 
 def _softmax_(scores: np.ndarray) -> np.ndarray:
     """In-place softmax over the last axis. -inf entries become 0."""
@@ -79,7 +81,7 @@ def gather_kv(cache: np.ndarray, block_table: Sequence[int], num_tokens: int,
     `out`, if given, is a (>= num_blocks, block_size, KH, D) buffer reused across calls.
     """
     bs = cache.shape[1]
-    nb = -(-num_tokens // bs)
+    nb = cdiv(num_tokens, bs)
     table = np.asarray(block_table[:nb], dtype=np.intp)
     if out is None:
         blocks = cache[table]  # (nb, bs, KH, D): a copy
@@ -130,9 +132,9 @@ def _groups(lens: list[int], bs: int, row_bytes: int, budget: int):
     longest block count. A sequence longer than the budget is a group of its own."""
     i, n = 0, len(lens)
     while i < n:
-        j, max_blocks = i + 1, -(-lens[i] // bs)
+        j, max_blocks = i + 1, cdiv(lens[i], bs)
         while j < n:
-            grown = max(max_blocks, -(-lens[j] // bs))
+            grown = max(max_blocks, cdiv(lens[j], bs))
             if (j + 1 - i) * grown * row_bytes > budget:
                 break
             j, max_blocks = j + 1, grown
@@ -172,7 +174,7 @@ def paged_decode_attention(q: np.ndarray, k_cache: np.ndarray, v_cache: np.ndarr
         step = max(1, budget // (m * row_bytes))  # blocks per chunk
         table = np.zeros((m, max_blocks), np.intp)  # padding points at block 0, masked below
         for r in range(m):
-            nb = -(-lens[i + r] // bs)
+            nb = cdiv(lens[i + r], bs)
             table[r, :nb] = block_tables[i + r][:nb]
         chunks = [(c, min(step, max_blocks - c)) for c in range(0, max_blocks, step)]
         kv = _workspace.get("kv", (m * chunks[0][1], bs, kh, d), k_cache.dtype)

@@ -11,7 +11,7 @@ import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kata.engine.adapters import PolicyError
+from kata.engine.policy import PolicyError
 from kata.engine.sequence import Sequence
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from kata.engine.arith import cdiv
 from kata.engine.block_pool import BlockPool, NoFreeBlocksError
 from kata.engine.block_tables import SequenceTables
 from kata.engine.prefix_cache import ROOT_KEY, HashFn, PrefixCache, PrefixIndex, hash_block, sha256
@@ -126,7 +127,7 @@ class BlockManager:
 
     def num_blocks_for(self, num_tokens: int) -> int:
         """Blocks needed for `num_tokens` slots. Example (block_size 16): 17 -> 2."""
-        return -(-num_tokens // self.block_size)
+        return cdiv(num_tokens, self.block_size)
 
     def slot_mapping(self, seq_id: int, start: int, end: int) -> list[int]:
         """Cache slots for tokens [start, end), about to be written; AssertionError for a shared
@@ -279,13 +280,13 @@ class BlockManager:
             raise ValueError(f"append: num_new_tokens must be >= 0, got {num_new_tokens}")
         n, bs = self._seqs.num_tokens(seq_id), self.block_size
         cow = num_new_tokens and n % bs and self._pool.ref_counts[table[-1]] > 1
-        return (n + num_new_tokens + bs - 1) // bs - len(table) + (1 if cow else 0)
+        return cdiv(n + num_new_tokens, bs) - len(table) + (1 if cow else 0)
 
     def _plan(self, num_tokens: int, token_ids: Sequence[int] | None,
               cache_salt: str | None = None) -> tuple[list[bytes], list[int], int]:
         """(cache keys, verified cached blocks to reuse, free blocks the allocation would take)."""
         if token_ids is None or not self.enable_prefix_caching:  # the common simulated case
-            return [], [], -(-num_tokens // self.block_size)
+            return [], [], self.num_blocks_for(num_tokens)
         keys, hits = self._cache.plan(self.block_size, num_tokens, token_ids, cache_salt)
         num_hits_from_free = sum(1 for b in hits if self._pool.ref_counts[b] == 0)
         return keys, hits, self.num_blocks_for(num_tokens) - len(hits) + num_hits_from_free

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from kata.engine.arith import cdiv
+
 
 class SequenceTables:
     def __init__(self, block_size: int) -> None:
@@ -96,7 +98,7 @@ class SequenceTables:
         bs = self.block_size
         for seq_id, table in self._tables.items():
             n = self._num_tokens[seq_id]
-            assert len(table) == -(-n // bs), f"seq {seq_id}: {len(table)} blocks for {n} tokens"
+            assert len(table) == cdiv(n, bs), f"seq {seq_id}: {len(table)} blocks for {n} tokens"
             if seq_id not in self._maybe_shared:
                 assert all(map(is_plain_block, table)), f"seq {seq_id}: its table is not private"
         assert self.num_entries == sum(len(t) for t in self._tables.values())

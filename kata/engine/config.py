@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kata.engine.arith import cdiv
 from kata.engine.hardware import HARDWARE
 from kata.engine.parallel import INTERCONNECTS
+from kata.engine.policy import POLICIES
 
 DTYPES = ("auto", "float32", "float16", "bfloat16", "float64")  # EngineConfig.dtype
 
@@ -43,7 +45,7 @@ def weight_bytes(model: ModelConfig, weight_bits: int = 16) -> int:
     """
     if type(weight_bits) is not int or weight_bits not in WEIGHT_BITS:
         raise ValueError(f"weight_bits must be one of 16, 8, 4; got {weight_bits!r}")
-    return -(-model.num_params * weight_bits // 8)
+    return cdiv(model.num_params * weight_bits, 8)
 
 
 def _positive(owner: str, **values: int | float) -> None:
@@ -179,7 +181,7 @@ class SchedulerConfig:
                              f"({self.max_num_seqs}): every running sequence decodes each step")
         _one_of("SchedulerConfig", "batching", self.batching, ("continuous", "static"))
         _one_of("SchedulerConfig", "memory", self.memory, ("paged", "reserve"))
-        _one_of("SchedulerConfig", "policy", self.policy, ("fcfs", "priority"))
+        _one_of("SchedulerConfig", "policy", self.policy, tuple(POLICIES))
         _one_of("SchedulerConfig", "preemption_mode", self.preemption_mode, ("recompute", "swap"))
 
 
@@ -228,7 +230,7 @@ class EngineConfig:
                              f"divides the cost model's {heads} KV heads")
         if self.backend == "numpy" and self.device != "cpu":
             raise ValueError(f"EngineConfig.device={self.device!r} needs backend='torch'")
-        max_blocks = -(-self.model.max_model_len // self.cache.block_size)
+        max_blocks = cdiv(self.model.max_model_len, self.cache.block_size)
         if max_blocks > self.cache.num_blocks:
             raise ValueError(f"CacheConfig.num_blocks ({self.cache.num_blocks}) cannot hold one "
                              f"sequence of max_model_len={self.model.max_model_len} tokens "

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kata.engine.arith import cdiv
 from kata.engine.block_manager import BlockManager
 from kata.engine.sequence import Sequence
 
@@ -143,7 +144,7 @@ class DecodeTracker:
             self.materialize(seq, step)
             return
         target = seq.num_tokens - (step - self.granted_step)  # slots granted so far
-        self.bm.unreserve(max(0, (target + bs - 1) // bs - len(table)))
+        self.bm.unreserve(max(0, cdiv(target, bs) - len(table)))
 
     def _plan_wake(self, seq: Sequence, step: int, num_tokens: int) -> None:
         """Register the first step at which seq's tokens outgrow its blocks (if before it ends).
@@ -152,7 +153,7 @@ class DecodeTracker:
         follows from the slots the block manager has reserved for seq.
         """
         bs = self.bm.block_size
-        capacity = (self.bm.num_tokens(seq.seq_id) + bs - 1) // bs * bs
+        capacity = cdiv(self.bm.num_tokens(seq.seq_id), bs) * bs
         wake = step + capacity - num_tokens + 1  # num_tokens grows by one per step
         if step <= wake <= seq.finish_step:
             seq.wake_step = wake
@@ -173,8 +174,8 @@ class DecodeTracker:
         for s in decoding:  # every granted token has a slot, in the table or owed
             granted = s.num_tokens - (step - self.granted_step)
             table = len(self.bm.block_tables[s.seq_id])
-            owed += max(0, (granted + bs - 1) // bs - table)
+            owed += max(0, cdiv(granted, bs) - table)
             assert granted >= s.num_computed_tokens
-            assert s.phase >= 0 or (granted + bs - 1) // bs <= table
+            assert s.phase >= 0 or cdiv(granted, bs) <= table
         assert owed == self.owed, "reserved blocks differ from the blocks owed to decodes"
         assert self._phase_count == [sum(s.phase == p for s in decoding) for p in range(bs)]

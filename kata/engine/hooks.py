@@ -1,7 +1,8 @@
 """Where the scheduler asks a policy: queue order, the preemption victim, and (with a plug-in
-batcher) which waiting requests to admit. The reference policies take fast paths (a C-level key
-getter, no snapshots); a plug-in policy (kata/engine/adapters) sees RequestView snapshots and its
-answers are checked, so a wrong answer is one PolicyError line rather than a corrupted engine.
+batcher) which waiting requests to admit. The reference policies take fast paths (their rules in
+kata/engine/policy.py, applied to the sequences themselves: no snapshots); a plug-in policy sees
+RequestView snapshots and its answers are checked, so a wrong answer is one PolicyError line
+rather than a corrupted engine.
 
     hooks = PolicyHooks("fcfs", policy=None, batcher=None, sync=tracker_sync)
     queue = WaitingQueue(hooks.queue_key)
@@ -11,17 +12,16 @@ answers are checked, so a wrong answer is one PolicyError line rather than a cor
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from operator import attrgetter
 from typing import Any
 
-from kata.engine.adapters import FCFSPolicy, PolicyError, PriorityPolicy, RequestView, StepBudget
+from kata.engine.policy import PolicyError, RequestView, StepBudget, reference_policy, rules_of
 from kata.engine.sequence import Sequence
 
 
 class PolicyHooks:
     def __init__(self, policy_name: str, policy: object | None, batcher: object | None,
                  sync: Callable[[Sequence], None]) -> None:
-        ref = PriorityPolicy() if policy_name == "priority" else FCFSPolicy()
+        ref = reference_policy(policy_name)
         policy = policy if policy is not None else ref
         # a method left out falls back to the reference's; plug-ins are duck-typed (Any): what
         # they answer is checked below, not their types
@@ -30,9 +30,9 @@ class PolicyHooks:
         self.batcher: Any = batcher
         self._sync = sync  # brings a lazily tracked decoding sequence's counts up to date
         # the reference keys as C-level getters: one call per push, 100k's in a simulation
-        fast = {FCFSPolicy: attrgetter("arrival_time", "seq_id"),
-                PriorityPolicy: attrgetter("priority", "arrival_time", "seq_id")}
-        self.queue_key = fast.get(type(self._key_policy), self._plugin_key)
+        key_rules, victim_rules = rules_of(self._key_policy), rules_of(self._victim_policy)
+        self.queue_key = key_rules.order if key_rules is not None else self._plugin_key
+        self._fast_victim = victim_rules.victim if victim_rules is not None else None
 
     def view(self, seq: Sequence) -> RequestView:
         """What a policy sees of a sequence: a read-only snapshot."""
@@ -47,12 +47,9 @@ class PolicyHooks:
 
     def pick_victim(self, running: dict[int, Sequence]) -> Sequence:
         """The running sequence to preempt (running is in admission order)."""
-        policy = self._victim_policy
-        if type(policy) is FCFSPolicy:
-            return next(reversed(running.values()))
-        if type(policy) is PriorityPolicy:
-            return max(running.values(), key=lambda s: (s.priority, s.arrival_time, s.seq_id))
-        seq_id = policy.pick_victim([self.view(s) for s in running.values()])
+        if self._fast_victim is not None:
+            return self._fast_victim(running.values())
+        seq_id = self._victim_policy.pick_victim([self.view(s) for s in running.values()])
         victim = running.get(seq_id) if isinstance(seq_id, int) else None
         if victim is None:
             raise PolicyError(f"pick_victim returned {seq_id!r}, which is not the seq_id of a "

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence as SequenceABC
 
+from kata.engine.arith import cdiv
 from kata.engine.config import MODEL_PRESETS, CacheConfig, EngineConfig, SchedulerConfig
 from kata.engine.outputs import RequestOutput
 from kata.engine.sequence import SamplingParams
@@ -51,7 +52,7 @@ def engine_config(model: str = "tiny", *, seed: int = 0, max_model_len: int | No
     m = dataclasses.replace(MODEL_PRESETS[model], seed=seed)
     if max_model_len is not None:
         m = dataclasses.replace(m, max_model_len=max_model_len)
-    num_blocks = num_gpu_blocks_override or max(1024, -(-m.max_model_len // block_size))
+    num_blocks = num_gpu_blocks_override or max(1024, cdiv(m.max_model_len, block_size))
     host_blocks = int(swap_space * 2**30 // (m.kv_bytes_per_token * block_size))
     # the names are checked above, the values by SchedulerConfig.__post_init__
     sched = SchedulerConfig(**{"max_num_seqs": 256, "max_num_batched_tokens": 8192,  # type: ignore[arg-type]

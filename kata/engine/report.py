@@ -1,11 +1,13 @@
 """How `kata engine run` and `kata engine compare` print a run: a metrics table (one column per
 run) and a one-line chart of KV use over time. Standard library only at import; rich loads inside
-_metrics_table, so `kata --help` stays fast.
+_metrics_table, so `kata --help` stays fast (kata.engine.arith is standard library too).
 
     kv_chart([(0.0, 0.1), (1.0, 0.5), (2.0, 1.0)])  -> '▁▄█'
 """
 
 from __future__ import annotations
+
+from kata.engine.arith import cdiv
 
 SPARK = " ▁▂▃▄▅▆▇█"
 
@@ -58,7 +60,7 @@ def kv_chart(samples: list[tuple[float, float]], width: int = 60) -> str:
     if not samples:
         return ""
     values = [u for _, u in samples]
-    step = max(1, -(-len(values) // width))
+    step = max(1, cdiv(len(values), width))
     cols = [max(values[i:i + step]) for i in range(0, len(values), step)]
     return "".join(SPARK[min(len(SPARK) - 1, round(v * (len(SPARK) - 1)))] for v in cols)
 

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from collections import deque
 
-from kata.engine.adapters import WAITING_WINDOW, StepBudget
 from kata.engine.batch import ScheduledBatch, WaitingQueue
 from kata.engine.block_manager import BlockManager, NoFreeBlocksError
 from kata.engine.config import SchedulerConfig
 from kata.engine.fastpath import DecodeTracker
 from kata.engine.hooks import PolicyHooks
+from kata.engine.policy import WAITING_WINDOW, StepBudget
 from kata.engine.sequence import Sequence, SequenceStatus
 
 __all__ = ["ScheduledBatch", "Scheduler", "WaitingQueue"]

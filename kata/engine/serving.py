@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from kata.engine.arith import cdiv
 from kata.engine.cluster import ROUTERS, Cluster, ClusterResult
 from kata.engine.config import (MODEL_PRESETS, WEIGHT_BITS, CacheConfig, EngineConfig, ModelConfig,
                                 SchedulerConfig, weight_bytes)
@@ -123,7 +124,7 @@ def memory_math(plan: Deployment, max_seq_len: int) -> MemoryMath:
     weights = weight_bytes(model, plan.weight_bits)
     blocks = num_blocks_that_fit(hw, model, plan.block_size, GPU_MEMORY_UTILIZATION,
                                  plan.tensor_parallel_size, plan.weight_bits)
-    per_seq = -(-max_seq_len // plan.block_size)
+    per_seq = cdiv(max_seq_len, plan.block_size)
     math = MemoryMath(weights, model.kv_bytes_per_token, blocks, blocks // per_seq)
     if math.max_concurrent_seqs < 1:
         raise ValueError(f"memory: {plan.tensor_parallel_size}x {plan.hardware} holds "

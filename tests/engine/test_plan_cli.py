@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("typer", reason="typer is not installed")
 from typer.testing import CliRunner  # noqa: E402
 
-from kata.engine.cli import engine_app  # noqa: E402
+from kata.judges.cli import engine_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "solutions" / "serving-plan.py"

@@ -83,7 +83,7 @@ def test_a_file_without_the_functions_fails_at_load(tmp_path):
 def test_cli_runs_the_interceptor_and_refuses_a_missing_file(tmp_path):
     from typer.testing import CliRunner
 
-    from kata.engine.cli import engine_app
+    from kata.judges.cli import engine_app
 
     ok = CliRunner().invoke(engine_app, ["run", "--no-compute", "--num-requests", "20", "--interceptor",
                                          str(SOLUTION), "--json"])

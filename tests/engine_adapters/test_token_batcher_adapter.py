@@ -201,7 +201,7 @@ def run_json(batcher: Path) -> dict:
 
     from typer.testing import CliRunner
 
-    from kata.engine.cli import engine_app
+    from kata.judges.cli import engine_app
 
     result = CliRunner().invoke(engine_app, ["run", "--no-compute", "--batcher", str(batcher), "--json"])
     assert result.exit_code == 0, result.output

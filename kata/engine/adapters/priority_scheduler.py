@@ -4,7 +4,7 @@
     LLMEngine(config, scheduler_policy=policy).run(trace)
 
 The kata's level 1 and 2 define two decision functions, and they map onto the two choices the
-engine lets a SchedulerPolicy make (see kata/engine/adapters/__init__.py):
+engine lets a SchedulerPolicy make (see kata/engine/policy.py):
 
     pick_next(waiting: list[Request]) -> Request
         becomes the waiting-queue order. The engine wants a sortable key per request; the key made
@@ -30,7 +30,8 @@ from __future__ import annotations
 from functools import total_ordering
 from pathlib import Path
 
-from kata.engine.adapters import PolicyError, RequestView, import_learner_module
+from kata.engine.adapters import import_learner_module
+from kata.engine.policy import PolicyError, RequestView
 
 MODULE_NAME = "priority_scheduler_plugin"  # the learner's file is imported under this name
 MICROSECONDS = 1_000_000

@@ -30,7 +30,9 @@ import random
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from kata.engine.adapters import PolicyError, import_learner_module
+from kata.engine.arith import cdiv
+from kata.engine.adapters import import_learner_module
+from kata.engine.policy import PolicyError
 
 MODULE_NAME = "safety_interceptor"
 TENANTS = ("acme", "beta", "gamma")
@@ -184,7 +186,7 @@ def intercept(config, trace, path: str | Path, seed: int) -> InterceptedRun:
 def _pct(values: list[float], q: int) -> float:
     """Nearest-rank percentile (q an integer in 0..100) of non-empty values, in milliseconds."""
     v = sorted(values)
-    return 1000 * v[min(len(v) - 1, max(0, -(-len(v) * q // 100) - 1))]
+    return 1000 * v[min(len(v) - 1, max(0, cdiv(len(v) * q, 100) - 1))]
 
 
 def to_dict(run: InterceptedRun) -> dict:

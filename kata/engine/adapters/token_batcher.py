@@ -7,7 +7,7 @@ The kata's level 2, `simulate_continuous(requests, num_blocks, block_size, max_r
 whole simulation, not a per-step callback. Its admission rule (strict FCFS: the request at the
 front of the queue is admitted while its blocks fit and a slot is free; the first one that does
 not fit stops admission) is what the engine asks a BatcherPolicy for, once per step (see
-kata/engine/adapters/__init__.py). So each step the adapter poses the learner's function a one-step
+kata/engine/policy.py). So each step the adapter poses the learner's function a one-step
 question whose step-0 answer is the decision:
 
 * the waiting requests at the front of the engine's queue, as many as there are free sequence
@@ -34,7 +34,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kata.engine.adapters import PolicyError, RequestView, StepBudget, import_learner_module
+from kata.engine.arith import cdiv
+from kata.engine.adapters import import_learner_module
+from kata.engine.policy import PolicyError, RequestView, StepBudget
 
 MODULE_NAME = "token_batcher_plugin"  # the learner's file is imported under this name
 OCCUPIER = "(blocks in use)"  # the id of the stand-in for blocks that are not free
@@ -82,7 +84,7 @@ class LearnerBatcherPolicy:
         requests = [self.request(v) for v in waiting]
         # the learner's pool: the free blocks, plus as many held by the occupier as the largest
         # waiting request needs, so that none is rejected as larger than the cache
-        held = max(-(-(r.prompt_tokens + r.output_tokens) // bs) for r in requests)
+        held = max(cdiv(r.prompt_tokens + r.output_tokens, bs) for r in requests)
         occupier = self.module.Request(OCCUPIER, 0, held * bs, 0)
         result = self.call("simulate_continuous", [occupier] + requests,
                            budget.num_free_blocks + held, bs, budget.num_free_seqs + 1)

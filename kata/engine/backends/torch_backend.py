@@ -27,6 +27,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from kata.engine.arith import cdiv
 from kata.engine.attention import AttentionMetadata
 
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
@@ -68,13 +69,13 @@ class StepInputs:
     def build(cls, input_ids, positions, meta: AttentionMetadata, block_size: int,
               device: torch.device) -> StepInputs:
         lens = [int(n) for n in meta.decode_context_lens]
-        width = max((-(-n // block_size) for n in lens), default=0)
+        width = max((cdiv(n, block_size) for n in lens), default=0)
         table = np.zeros((len(lens), width), np.int64)
         for i, (row, n) in enumerate(zip(meta.decode_block_tables, lens, strict=True)):
-            nb = -(-n // block_size)
+            nb = cdiv(n, block_size)
             table[i, :nb] = row[:nb]
-        chunks = [np.asarray(c.block_table[:-(-(c.num_context_tokens + c.num_tokens)
-                                             // block_size)], np.int64) for c in meta.prefills]
+        chunks = [np.asarray(c.block_table[:cdiv(c.num_context_tokens + c.num_tokens, block_size)],
+                             np.int64) for c in meta.prefills]
         parts = [np.asarray(input_ids, np.int64), np.asarray(positions, np.int64),
                  np.asarray(meta.slot_mapping, np.int64), np.asarray(meta.sample_rows, np.int64),
                  table.ravel(), np.asarray(lens, np.int64), *chunks]

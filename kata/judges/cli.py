@@ -1,8 +1,10 @@
 """`kata engine run`, `compare` and `plan`: the reference engine from the terminal.
 
-Only typer and the standard library are imported at module level, so `kata --help` stays fast;
-numpy, rich and the engine load inside the commands. Bad input is one line on stderr and exit
-code 2, never a traceback.
+Only typer, the standard library and light kata modules are imported at module level, so
+`kata --help` stays fast; numpy, rich and the engine load inside the commands. Bad input is one
+line on stderr and exit code 2, never a traceback. It lives beside the other judges, not in the
+engine, because it speaks kata's command line (KataTyper, kata's one-line errors) and runs a
+learner's file next to the reference.
 
     kata engine run --workload chat --num-requests 200 --hardware H100
     kata engine run --no-compute --num-requests 100000           # simulate a large trace
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import typer
 
-from kata.engine.cli_support import _choice, _console, _fail, _load_plugin, _positive  # noqa: F401
+from kata.judges.cli_support import _choice, _console, _fail, _load_plugin, _positive  # noqa: F401
 from kata.engine.report import WASTE_NOTE, _fmt, _metrics_table, _print_chart, kv_chart  # noqa: F401
 from kata.usage import KataTyper
 
@@ -29,6 +31,7 @@ engine_app = KataTyper(
 WORKLOADS = ("chat", "bursty", "shared-prefix")  # (engine.workloads.WORKLOADS, without numpy)
 HARDWARE = ("A10G", "A100", "H100", "H200")
 INTERCONNECTS = ("nvlink", "network", "pcie")  # (engine.parallel.INTERCONNECTS)
+POLICIES = ("fcfs", "priority")  # (engine.policy.POLICIES)
 
 
 # --- shared helpers (numpy/rich imported lazily through these) --------------------------------
@@ -58,8 +61,8 @@ def _build_config(*, block_size, num_blocks, max_num_seqs, max_num_batched_token
 
 
 def _run_engine(config, trace, *, scheduler_policy=None, batcher_policy=None):
-    from kata.engine.adapters import PolicyError
     from kata.engine.llm_engine import LLMEngine
+    from kata.engine.policy import PolicyError
 
     try:
         return LLMEngine(config, scheduler_policy=scheduler_policy,
@@ -89,8 +92,8 @@ def _check_backend(backend: str, device: str, compute: bool) -> None:
 
 def _run_interceptor(config, trace, path: Path, seed: int, as_json: bool) -> None:
     """`run --interceptor`: the learner's safety gateway and tenant cache on the engine."""
-    from kata.engine.adapters import PolicyError
     from kata.engine.adapters import safety_interceptor as si
+    from kata.engine.policy import PolicyError
 
     if not path.is_file():
         _fail(f"--interceptor {path}: no such file")
@@ -140,7 +143,7 @@ def run(
 ) -> None:
     """Run one trace through the engine; print its metrics and KV usage over time."""
     _choice("workload", workload, WORKLOADS)
-    _choice("policy", policy, ("fcfs", "priority"))
+    _choice("policy", policy, POLICIES)
     _choice("preemption mode", preemption, ("recompute", "swap"))
     _choice("hardware profile", hardware, HARDWARE)
     _choice("interconnect", interconnect, INTERCONNECTS)
@@ -270,7 +273,7 @@ def compare(
 def plan(path: Path = typer.Argument(..., help="Your serving-plan file, e.g. workspace/serving_plan.py."),
          level: int = typer.Option(1, help="The serving-plan level whose workload to run (1-4).")) -> None:
     """Judge your serving plan on a level's workload, beside the reference plan (serving-plan)."""
-    from kata.engine.plan_report import PlanError, judge_files, reference_path, render
+    from kata.judges.plan_report import PlanError, judge_files, reference_path, render
 
     try:
         judgement = judge_files(path, level, reference_path())

@@ -1,4 +1,4 @@
-"""Small helpers of `kata engine`'s commands (kata/engine/cli.py): one-line errors with exit code
+"""Small helpers of `kata engine`'s commands (kata/judges/cli.py): one-line errors with exit code
 2, argument checks, the console, and loading a learner's policy file. Only typer and the standard
 library at module level, so `kata --help` stays fast."""
 
@@ -40,7 +40,7 @@ def _load_plugin(kind: str, path: Path):
     """A learner policy through engine.adapters.<module>.load(path)."""
     import importlib
 
-    from kata.engine.adapters import PolicyError, check_policy
+    from kata.engine.policy import PolicyError, check_policy
 
     module_name = {"batcher": "token_batcher", "scheduler": "priority_scheduler"}[kind]
     if not path.is_file():

@@ -10,7 +10,9 @@ plan's KV-use chart:
     GPUs (TP x replicas)        2 (1 x 2)        2
     ...
 
-The reference column shows its figures, not its settings: the plan is yours to find.
+The reference column shows its figures, not its settings: the plan is yours to find. It sits
+outside the engine because it loads the learner's file the way the grading plugin does and finds
+the reference through the catalog.
 """
 
 from __future__ import annotations
