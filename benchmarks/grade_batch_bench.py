@@ -1,7 +1,9 @@
-"""Wall time of grading a cohort with 1 and 2 workers, side by side in one run.
+"""Wall time of grading a cohort with 1 and 2 workers, and with the reference timed apart (the
+default: run once, alone) or in each student's process, side by side in one run.
 
 Builds a cohort of N students in a scratch folder from a kata's reference, its stub and its bug zoo
-(cycled), then runs the same grade-batch with each worker count.
+(cycled), then runs the same grade-batch with each worker count and each way of timing the
+reference (the in-process run with the most workers only).
 
     python benchmarks/grade_batch_bench.py [--kata lru-kv-cache] [--students 20] [--workers 1 2]
     python benchmarks/grade_batch_bench.py --workbook tests/fixtures/workbook --kata adder
@@ -52,17 +54,20 @@ def main() -> None:
         (view / "solutions" / f"{args.kata}.py").symlink_to(wb.root / "solutions" / f"{args.kata}.py")
         view_wb = Workbook(root=view, state_dir=Path(tmp) / "state")
         rows = []
-        for workers in args.workers:
+        runs = [(w, True) for w in args.workers] + [(max(args.workers), False)]
+        for workers, apart in runs:
             t = time.perf_counter()
-            book = grade_batch(view_wb, cohort, workers=workers)
-            rows.append((workers, time.perf_counter() - t, book))
-    base = rows[0][1]
+            book = grade_batch(view_wb, cohort, workers=workers, reference_apart=apart)
+            rows.append((workers, apart, time.perf_counter() - t, book))
+    base = rows[0][2]
     print(f"{args.students} submissions of {args.kata}")
-    print(f"{'workers':>7} {'wall s':>8} {'speed-up':>9}")
-    for workers, wall, _book in rows:
-        print(f"{workers:>7} {wall:>8.1f} {base / wall:>8.2f}x")
-    same = all(r[2]["rows"] == rows[0][2]["rows"] for r in rows)
-    print("identical gradebooks:", same)
+    print(f"{'workers':>7} {'reference':>10} {'wall s':>8} {'speed-up':>9}")
+    for workers, apart, wall, _book in rows:
+        print(f"{workers:>7} {'apart' if apart else 'in-process':>10} {wall:>8.1f} {base / wall:>8.2f}x")
+
+    def points(book):
+        return [(r["student"], r["kata"], r["points_earned"]) for r in book["rows"]]
+    print("identical scores:", all(points(r[3]) == points(rows[0][3]) for r in rows))
 
 
 if __name__ == "__main__":
