@@ -192,7 +192,8 @@ def handled(fn):
         except (CatalogError, StoreError, WorkspaceError) as exc:
             fail(str(exc))
         except sqlite3.DatabaseError as exc:  # a store damaged in a way opening it did not show
-            fail(f"{_store_path()}: the store is damaged ({exc}): run `kata doctor` to move it aside "
+            said = " ".join(str(exc).split())  # sqlite's own message may hold a newline
+            fail(f"{_store_path()}: the store is damaged ({said}): run `kata doctor` to move it aside "
                  "and rebuild what can be read (your workspace/ is never touched)")
         except KeyboardInterrupt:
             fail("interrupted", 130)
@@ -393,22 +394,27 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
                       f"{b[0]:g}/{k.points}" if b else "-")
     out().print(table)
     table = Table(title="Exams", title_justify="left", show_edge=False)
-    table.add_column("name", no_wrap=True, min_width=max((len(e.name) for e in exams), default=4))
+    table.add_column("name", no_wrap=True, min_width=max((len(e.name) + 2 for e in exams), default=4))
     if not narrow:
         table.add_column("title", ratio=1)
     table.add_column("min", no_wrap=True)
     table.add_column("questions", ratio=2)
+    from kata.catalog import DEFAULT_EXAM
+
     for members in exam_series(exams):  # a series (llm-infra-oa, -2, -3) stays together
         if len(members) > 1 and table.row_count:
             table.add_section()
         for e in members:
             questions = ", ".join(f"{q.kata} L{q.levels[0]}" + (f"-{q.levels[-1]}" if len(q.levels) > 1 else "")
                                   for q in e.questions)
-            table.add_row(*((e.name, str(e.minutes), questions) if narrow
-                            else (e.name, e.title, str(e.minutes), questions)))
+            name = e.name + (" *" if e.name == DEFAULT_EXAM else "")
+            table.add_row(*((name, str(e.minutes), questions) if narrow
+                            else (name, e.title, str(e.minutes), questions)))
         if len(members) > 1:
             table.add_section()
     out().print(table)
+    if DEFAULT_EXAM in wb.exam_names():
+        say(f"* the default: `kata start` with no name starts {DEFAULT_EXAM}.", markup=False)
 
 
 @app.command()
@@ -462,7 +468,7 @@ def start(
 def _start_planned(wb, planned, abandon: bool, yes: bool) -> None:
     """The briefing, the question, the start: shared by `kata start` and `kata hunt`."""
     from kata import session
-    from kata.views import briefing, clock
+    from kata.views import briefing, duration
 
     live = session.live_session(wb)
     if live is not None and not abandon:  # refused before the briefing, not after it
@@ -480,16 +486,17 @@ def _start_planned(wb, planned, abandon: bool, yes: bool) -> None:
     if started.abandoned:
         say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
     say(f"[bold]Session {s.id} started:[/] {s.name}, {len(s.katas)} question{'s' if len(s.katas) != 1 else ''}, "
-        f"{clock(s.deadline - s.started_at)} on the clock.", markup=True)
+        f"{duration(s.deadline - s.started_at)} on the clock.", markup=True)
+    from kata.kinds import kind_of
+
     for i, (p, q) in enumerate(zip(started.prepared, started.questions, strict=True), start=1):
         say(f"  Q{i}. {p.kata.title} ({p.kata.slug})", markup=True)
         say(f"      edit {_rel(wb, p.path)}", markup=False)
-        if q.is_hunt:
-            from kata.hunt_questions import test_path
-
-            say(f"      pin the bug in {_rel(wb, test_path(wb, p.kata))}", markup=False)
-        if p.archived:
-            say(f"      your previous {p.path.name} was archived to {_rel(wb, p.archived)}", markup=True)
+        for what, path in kind_of(q).extra_files(wb, p.kata):
+            say(f"      {what} {_rel(wb, path)}", markup=False)
+        for path, copy in ((p.path, p.archived), *p.others_archived):
+            if copy:
+                say(f"      your previous {path.name} was archived to {_rel(wb, copy)}", markup=True)
     if IN_BUNDLE or wb.is_student_bundle:
         say("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
             "`kata status` shows the clock. Hand in your workspace/ files when time is up.", markup=True)
@@ -548,12 +555,11 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         hid = f"hidden {r.hidden[0]:g}/{r.hidden[1]:g} pts" if r.hidden else "not submitted"
         lv = levels_label(r.levels, r.levels_open)
         missing = "" if r.exists else " [red](file missing)[/]"
-        pin = ""
-        if r.pin is not None:
+        say(f"  Q{i}. {r.slug:<24} {lv:<10} {vis:<14} {hid}{missing}", markup=True)
+        if r.pin is not None:  # a line of its own: at 80 columns it would wrap inside the verdict
             from kata.hunt import verdict_words
 
-            pin = f", pin: {verdict_words(r.pin)}"
-        say(f"  Q{i}. {r.slug:<24} {lv:<10} {vis:<14} {hid}{pin}{missing}", markup=True)
+            say(f"      pin: {verdict_words(r.pin)}", markup=False)
 
 
 @app.command()
@@ -673,7 +679,11 @@ def _print_submitted(graded, level_table, test_lines) -> None:
                 f"{h['reason']}", markup=False)
         if g.session is None:
             test_lines(g.result, reveal=True)
-            say(f"Practice (no live session): every hidden test is shown; the code is kept as a "
+            from kata.session import live_session
+
+            live = live_session(workbook(settle=False))
+            why = "no live session" if live is None else f"session {live.id} does not hold it"
+            say(f"Practice ({why}): every hidden test is shown; the code is kept as a "
                 f"snapshot (`kata snapshots {g.kata.slug}`) and counts for no session.")
             continue
         say(f"Recorded for session {g.session.id}{_question_share(g)}. Details open after the "
@@ -707,7 +717,10 @@ def watch(
         if slug not in live.katas:
             fail(f"'{slug}' is not a question of session {live.id}: {', '.join(live.katas)}")
         w.current = live.katas.index(slug)
-    w.run()
+    try:
+        w.run()
+    except KeyboardInterrupt:  # Ctrl-C is a way to quit, as q is: no error
+        say("Stopped watching; the session goes on (`kata status` shows it).", markup=False)
 
 
 @app.command()
@@ -786,6 +799,9 @@ def confirm(question: str) -> bool:
         answer = input(f"{lines[-1]} ")
     except EOFError:
         return False
+    except KeyboardInterrupt:  # the error line goes under the question, not after its "^C"
+        typer.echo("", err=True)
+        raise
     return answer.strip().lower() in ("y", "yes")
 
 
@@ -895,8 +911,11 @@ def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
                                       "best": b.best, "sessions": b.sessions} for b in row]
                                     for row in assessments]})
         return
-    progress_lines(rows)
-    assessment_lines(assessments)
+    from kata.output import paged
+
+    with paged():  # a row per kata and per mock: longer than a screen
+        progress_lines(rows)
+        assessment_lines(assessments)
 
 
 @app.command()

@@ -130,7 +130,9 @@ class Hunt(Kind):
             files[wb.workspace_file(k)] = hunt.handout(k, q.bug, max(q.levels))
             files[wb.workspace / hunt.test_file_name(k)] = hunt.template(k)
         copies = workspace.put(wb, files, now)
-        return {k.slug: workspace.Prepared(k, wb.workspace_file(k), copies.get(wb.workspace_file(k)))
+        return {k.slug: workspace.Prepared(k, wb.workspace_file(k), copies.get(wb.workspace_file(k)),
+                                           tuple((p, copies[p]) for p in [wb.workspace / hunt.test_file_name(k)]
+                                                 if p in copies))
                 for _, k in pairs}
 
     def watched(self, wb, q, kata):

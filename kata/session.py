@@ -868,7 +868,7 @@ class QuestionStatus:
     title: str
     file: Path
     exists: bool
-    visible: tuple[int, int] | None  # (passed, total) of the last check
+    visible: tuple[int, int] | None  # (passed, total) of the last check; None: none since a level opened
     hidden: tuple[float, float] | None  # (points earned, possible over the question's levels)
     levels: list[int] = field(default_factory=list)
     levels_open: list[int] = field(default_factory=list)
@@ -886,15 +886,17 @@ def status(wb: Workbook) -> tuple[Session | None, float, list[QuestionStatus]]:
     for q in questions_of(wb, session):
         kata = wb.kata(q.kata)
         checks = store.submissions(session_id=session.id, slug=q.kata, suite="visible")
+        passed = store.passed_levels(session.id, q.kata)
         visible = None
         if checks:
             tests = checks[-1].result.get("tests", [])
-            visible = (sum(x["status"] == PASS for x in tests), len(tests))
+            checked = {x.get("task_id") for x in tests}
+            if all(lv in checked for lv in open_levels(q, passed)):  # else a level opened since
+                visible = (sum(x["status"] == PASS for x in tests), len(tests))
         possible = _question_points(wb, q)[1]
         best = store.official_submission(session, q.kata)  # the score that counts: the best so far
         hidden = (best.points_earned, possible) if best else None
         path = wb.workspace_file(kata)
-        passed = store.passed_levels(session.id, q.kata)
         rows.append(QuestionStatus(q.kata, kata.title, path, path.is_file(), visible, hidden,
                                    list(q.levels), open_levels(q, passed), q.minutes,
                                    kind_of(q).status_note(best)))

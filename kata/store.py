@@ -345,7 +345,8 @@ class Store:
             self.db = None  # type: ignore[assignment]  # closed: None marks it (open_store reopens)
 
     def _unreadable(self, exc: Exception) -> StoreError:
-        return StoreError(f"{self.path}: the store is damaged ({exc}): run `kata doctor` to move it "
+        said = " ".join(str(exc).split())  # sqlite's own message may hold a newline
+        return StoreError(f"{self.path}: the store is damaged ({said}): run `kata doctor` to move it "
                           "aside and rebuild what can be read (your workspace/ is never touched)")
 
     def close(self) -> None:

@@ -44,6 +44,19 @@ def clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def duration(seconds: float) -> str:
+    """A length of time in words, never read as a time of day or as hours: 13 -> '13 s',
+    60 -> '1 min', 90 -> '1 min 30 s', 5400 -> '1 h 30 min' (to the nearest second)."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    m, s = divmod(s, 60)
+    if m < 60:
+        return f"{m} min" + (f" {s} s" if s else "")
+    h, m = divmod(m, 60)
+    return f"{h} h" + (f" {m} min" if m else "") + (f" {s} s" if s else "")
+
+
 def status_text(status: str) -> str:
     return f"[{STATUS_STYLE.get(status, 'white')}]{status.upper()}[/]"
 
@@ -148,7 +161,7 @@ def briefing(plan, bundle: bool = False) -> None:
     """What a session will be, before its clock starts: questions, minutes, rules."""
     from kata.output import say
 
-    say(f"[bold]{escape(plan.title)}[/] ({clock(plan.minutes * 60)})")
+    say(f"[bold]{escape(plan.title)}[/] ({duration(plan.minutes * 60)})")
     if plan.description:
         say(plan.description, markup=False)
     say("")
@@ -158,7 +171,7 @@ def briefing(plan, bundle: bool = False) -> None:
                   else "levels " + ", ".join(map(str, q.levels)))
         how = ", one at a time" if q.reveal == "progressive" and len(q.levels) > 1 else ""
         kind = "review the code of " if getattr(q, "is_hunt", False) else ""
-        about = f"{q.minutes:g} min" if float(q.minutes).is_integer() else clock(q.minutes * 60)
+        about = duration(q.minutes * 60)
         say(f"  Q{i}. {kata.title} ({kata.slug}): {kind}{levels}{how}, about {about}",
             markup=False, indent=6)
     say("")

@@ -76,6 +76,7 @@ class Watch:
     pending: list = field(default_factory=list)  # saves that arrived while a job ran
     events: queue.Queue[Event] = field(default_factory=queue.Queue)
     stop: threading.Event = field(default_factory=threading.Event)
+    over: bool = False  # the session ended while watching: the screen says so, not "no live session"
     _worker: threading.Thread | None = field(default=None, repr=False)
 
     # --- the loop ------------------------------------------------------------------
@@ -171,10 +172,33 @@ class Watch:
             for line in evidence:  # what it went by, where the deadline keeper's record did not decide
                 self.emit(line)
             said += a.lines()
+        if not said:  # settled by another kata command meanwhile: say what it counted
+            for line in self._counted():
+                self.emit(line)
+                said.append(line)
+        self.over = True
         self.emit("the session is over: `kata review` shows what you missed")
         # the screen's last message (on a terminal): what the deadline did with each question
         self.message = "\n".join([*said, "the session is over: `kata review` shows what you missed"])
         self.stop.set()
+
+    def _counted(self) -> list[str]:
+        """What counts for each question of the session that just ended (it was settled by
+        another command): its points, and whether the deadline auto-submitted them."""
+        store = sessions.open_store(self.wb)
+        ended = store.last_ended_session(sessions.now())
+        if ended is None:
+            return []
+        lines = []
+        for kata in self.katas:
+            official = store.official_submission(ended, kata.slug)
+            if official is None:
+                lines.append(f"{kata.slug}: nothing counted (no submission, no saved work)")
+            else:
+                how = "auto-submitted at the deadline" if official.auto else "your best submission"
+                lines.append(f"{kata.slug}: {official.points_earned:g}/{official.points_possible:g} "
+                             f"points ({how})")
+        return lines
 
     def on_progress(self, counts) -> None:
         if self.job is not None:
@@ -296,7 +320,7 @@ class Watch:
 
         s = sessions.live_session(self.wb)
         if s is None:
-            return "no live session"
+            return "the session is over" if self.over else "no live session"
         remaining = s.remaining(sessions.now())
         warn = deadline_warning(remaining)
         return f"{_clock(remaining)} left" + (f", {warn}" if warn else "")
@@ -311,9 +335,9 @@ class Watch:
         if self.job is not None:
             count = f" {self.job.done}/{self.job.total}" if self.job.total else ""
             top.append(f"   grading {self.job.label}...{count}", style="yellow")
-        parts = [top, self._table()]
+        parts = [top] if self.over else [top, self._table()]  # no questions left to show
         r = self.last.get(self.katas[self.current].slug)
-        failing = [t for t in r.tests if t.status != PASS] if r else []
+        failing = [t for t in r.tests if t.status != PASS] if r and not self.over else []
         if failing:
             t = failing[0]
             detail = (t.detail or "").strip().splitlines()[-15:]
@@ -323,9 +347,10 @@ class Watch:
             parts.append(Text("every visible test passes: `s` submits", style="green"))
         if self.message:
             parts.append(Text(self.message))
-        keys = ("keys paused while grading" if self.job is not None
-                else "keys: s submit  h hint  n/p next/previous question  q quit")
-        parts.append(Text(keys, style="dim"))
+        if not self.over:
+            keys = ("keys paused while grading" if self.job is not None
+                    else "keys: s submit  h hint  n/p next/previous question  q quit")
+            parts.append(Text(keys, style="dim"))
         return Group(*parts)
 
     def _table(self):

@@ -28,6 +28,8 @@ class Prepared:
     kata: Kata
     path: Path
     archived: Path | None  # where the learner's previous file went, if anywhere
+    # the question's other files (a hunt's pin file) that held other work: (file, archived copy)
+    others_archived: tuple[tuple[Path, Path], ...] = ()
 
 
 def archive_dir(wb: Workbook, now: float | None = None) -> Path:

@@ -142,7 +142,7 @@ def test_start_shows_the_briefing_and_asks_on_a_terminal(wb, isolated_state, mon
 
     result = CliRunner().invoke(app, ["start", "oa"], input="n\n")
     assert result.exit_code == 0, result.output
-    assert "Mini assessment (6:00)" in result.output and "Q1. Adder (adder): level 1, about 6 min" in result.output
+    assert "Mini assessment (6 min)" in result.output and "Q1. Adder (adder): level 1, about 6 min" in result.output
     assert "Rules:" in result.output and "Start the clock now?" in result.output
     assert "Not started; nothing was changed." in result.output
     assert "No live session" in kata("status").output

@@ -130,6 +130,26 @@ def test_watch_auto_submits_when_the_clock_runs_out(fixture_workbook, isolated_s
     assert "the session is over" in out
 
 
+def test_watch_says_what_counted_when_another_command_settled_the_session(
+        fixture_workbook, isolated_state, capsys):
+    """The deadline passes while a `kata status` in another terminal settles the session first:
+    watch still says what was auto-submitted, and its last screen has no stale failure, no empty
+    table and no key help."""
+    kata("start", "adder", "--yes", "--reveal", "all", "--minutes", "0.05")  # 3 seconds
+    src = (fixture_workbook / "solutions" / "adder.py").read_text()
+    (isolated_state / "workspace" / "adder.py").write_text(src.replace("return a - b", "return b - a"))
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=True)
+    time.sleep(3.5)
+    kata("status")  # settles the session that ran out
+    w.run()
+    out = capsys.readouterr().out
+    assert "adder: 22.5/30 points (auto-submitted at the deadline)" in out, out
+    assert "the session is over" in out
+    screen = "\n".join(str(part) for part in w.render().renderables)
+    assert "the session is over" in screen and "first failure" not in screen and "keys:" not in screen
+
+
 def test_watch_without_a_session_is_a_clear_error(fixture_workbook):
     assert "no live session to watch" in kata("watch", code=2).output
 

@@ -112,7 +112,7 @@ def _run_interceptor(config, trace, path: Path, seed: int, as_json: bool) -> Non
 # --- commands -------------------------------------------------------------------------------
 
 
-@engine_app.command()
+@engine_app.command(short_help="Run a trace; print its metrics and KV use.")
 def run(
     workload: str = typer.Option("chat", help="chat, bursty or shared-prefix."),
     num_requests: int = typer.Option(40, help="Requests in the trace (the tiny model really runs: keep it small, or use --no-compute)."),
@@ -216,7 +216,7 @@ def _report_run(results: dict, stress: dict, as_json: bool, header: str) -> None
         console.print(_metrics_table({k: r.metrics for k, r in runs.items()}))
 
 
-@engine_app.command()
+@engine_app.command(short_help="Static vs continuous batching, paged vs reserved.")
 def compare(
     workload: str = typer.Option("chat", help="chat, bursty or shared-prefix."),
     num_requests: int = typer.Option(300, help="Requests in the trace."),
@@ -269,7 +269,7 @@ def compare(
         _print_chart(console, name, r.metrics)
 
 
-@engine_app.command()
+@engine_app.command(short_help="Judge your serving plan beside the reference's.")
 def plan(path: Path = typer.Argument(..., help="Your serving-plan file, e.g. workspace/serving_plan.py."),
          level: int = typer.Option(1, help="The serving-plan level whose workload to run (1-4).")) -> None:
     """Judge your serving plan on a level's workload, beside the reference plan (serving-plan)."""

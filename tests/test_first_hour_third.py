@@ -1,0 +1,136 @@
+"""The first hour, third pass: words a new user read wrong, fixed where they are made."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from kata.views import duration
+from tests.test_cli import kata
+
+ROOT = Path(__file__).resolve().parents[1]
+T0 = 1_800_000_000.0
+
+
+def test_a_length_of_time_reads_as_one_never_as_hours():
+    assert [duration(s) for s in (0, 13, 60, 90, 1200, 5400, 3661)] == \
+        ["0 s", "13 s", "1 min", "1 min 30 s", "20 min", "1 h 30 min", "1 h 1 min 1 s"]
+
+
+def test_a_one_minute_briefing_says_minutes_and_seconds(isolated_state, monkeypatch):
+    monkeypatch.setenv("KATA_NOW", str(T0))
+    said = kata("start", "llm-infra-oa", "--minutes", "1", "--yes").output
+    assert "(1 min)" in said and "(1:00)" not in said
+    assert "level 1, about 17 s" in said and "about 0:17" not in said  # its share of the minute
+
+
+def test_a_practice_submit_during_a_session_says_why_it_is_practice(isolated_state, monkeypatch):
+    monkeypatch.setenv("KATA_NOW", str(T0))
+    kata("start", "ngram-loop-detector", "--yes")
+    kata("finish", "--yes")
+    kata("start", "warm-up", "--yes")
+    shutil.copyfile(ROOT / "solutions" / "ngram-loop-detector.py",
+                    isolated_state / "workspace" / "ngram_loop_detector.py")
+    said = kata("submit", "ngram-loop-detector").output
+    assert "Practice (session 2 does not hold it)" in said and "no live session" not in said
+
+
+def test_kata_list_marks_the_default_exam(isolated_state):
+    said = kata("list").output
+    assert "llm-infra-oa *" in said
+    assert "* the default: `kata start` with no name starts llm-infra-oa." in said
+
+
+def test_a_new_hunt_says_where_the_old_pin_file_went(isolated_state, monkeypatch):
+    monkeypatch.setenv("KATA_NOW", str(T0))
+    kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes")
+    pin = isolated_state / "workspace" / "test_hunt_lru_kv_cache.py"
+    pin.write_text("def test_mine(impl):\n    assert impl\n")
+    kata("finish", "--yes")
+    said = kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes").output
+    assert "pin the bug in workspace/test_hunt_lru_kv_cache.py" in said.replace(str(isolated_state) + "/", "")
+    assert "your previous test_hunt_lru_kv_cache.py was archived to" in " ".join(said.split())
+    archived = list((isolated_state / ".kata" / "archive").rglob("test_hunt_lru_kv_cache.py"))
+    assert [p.read_text() for p in archived] == ["def test_mine(impl):\n    assert impl\n"]
+
+
+def test_a_damaged_store_is_one_line_whatever_sqlite_says(isolated_state):
+    import sqlite3
+
+    from kata.store import Store
+
+    error = Store.__new__(Store)
+    error.path = isolated_state / "kata.db"
+    said = str(Store._unreadable(error, sqlite3.DatabaseError("file is not a database\nat page 1")))
+    assert "\n" not in said and "(file is not a database at page 1)" in said
+
+
+def test_ctrl_c_at_a_question_ends_the_line_before_the_error(isolated_state, monkeypatch, capsys):
+    import pytest
+
+    from kata import cli
+
+    def interrupted(prompt):
+        print(prompt, end="")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("builtins.input", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cli.confirm("End session 1?")
+    captured = capsys.readouterr()
+    assert captured.out.endswith("[y/N] ") and captured.err == "\n"  # the error line starts anew
+
+
+def test_ctrl_c_quits_watch_without_an_error(fixture_workbook, isolated_state, monkeypatch):
+    from kata.watch import Watch
+
+    kata("start", "adder", "--yes")
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Watch, "run", interrupted)
+    said = kata("watch", "--plain").output  # exit code 0
+    assert "Stopped watching; the session goes on" in said and "error" not in said
+
+
+def test_status_drops_a_visible_count_made_before_a_level_opened(fixture_workbook, isolated_state):
+    import json
+
+    kata("start", "adder", "--yes")  # levels open one at a time
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", isolated_state / "workspace" / "adder.py")
+    kata("check", "adder")
+    assert json.loads(kata("status", "--json").stdout)["questions"][0]["visible"] is not None
+    kata("submit", "adder")  # level 2 opens: the last check ran level 1's tests only
+    (row,) = json.loads(kata("status", "--json").stdout)["questions"]
+    assert row["levels_open"] == [1, 2] and row["visible"] is None
+    assert "not checked" in kata("status").output
+
+
+def test_progress_taller_than_the_screen_goes_to_the_pager(tmp_path):
+    import sys
+
+    from tests.terminal import run_on_terminal, stock_env
+
+    seen = tmp_path / "paged.txt"
+    pager = f"{sys.executable} -c \"import sys; open('{seen}', 'w').write(sys.stdin.read())\""
+    env = stock_env(PAGER=pager, KATA_STATE_DIR=str(tmp_path / "state"))
+    code, _ = run_on_terminal(["progress"], env, rows=10, timeout=60)
+    assert code == 0 and "lru-kv-cache" in seen.read_text()  # a row per kata: paged, not scrolled away
+
+
+def test_a_hunts_status_keeps_its_pin_verdict_whole_at_80_columns(isolated_state, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("KATA_NOW", str(T0))
+    kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes")
+    lines = kata("status").output.splitlines()
+    assert all(len(line) <= 80 for line in lines), lines
+    assert any(line.strip() == "pin: not submitted" for line in lines), lines
+
+
+def test_kata_engine_help_lists_each_command_whole_at_80_columns(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    said = kata("engine", "-h").output
+    commands = said.split("Commands:")[1]
+    assert "..." not in commands and all(len(line) <= 80 for line in said.splitlines())
+    assert "run      Run a trace; print its metrics and KV use." in said
