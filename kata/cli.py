@@ -454,18 +454,35 @@ def start(
     reveal: str | None = typer.Option(None, "--reveal", help="all: show every level at once (for study); progressive: one level at a time."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Start the clock without asking."),
     seed: int | None = typer.Option(None, "--seed", help="Draw an exam's hunts with this seed (default: a fresh one)."),
+    keep_file: bool = typer.Option(False, "--keep-file",
+                                   help="Practising one kata: go on with your workspace file instead of a fresh stub."),
 ) -> None:
     """Start a timed session: show the briefing, then copy the stubs into workspace/ and start the clock.
 
     On a terminal it asks before starting the clock (--yes skips the question); without one it
-    starts at once."""
+    starts at once. Practising one kata you already have a file for, it asks whether to go on with
+    it (--keep-file: yes); your file is archived either way."""
     from kata import session
 
     wb = workbook()
-    _start_planned(wb, session.plan(wb, target, minutes, reveal, seed), abandon, yes)
+    planned = session.plan(wb, target, minutes, reveal, seed)
+    keep = _keep_file(wb, planned, keep_file, yes)
+    _start_planned(wb, planned, abandon, yes, keep)
 
 
-def _start_planned(wb, planned, abandon: bool, yes: bool) -> None:
+def _keep_file(wb, planned, keep_file: bool, yes: bool) -> bool:
+    """Whether a single kata's session goes on with the learner's own file (asked on a terminal)."""
+    from kata.session import own_work
+
+    mine = own_work(wb, planned)
+    if mine is None:
+        return False
+    if keep_file or yes or not _interactive():
+        return keep_file
+    return confirm(f"Go on with your {_rel(wb, mine)}? It is archived either way (no: a fresh stub).")
+
+
+def _start_planned(wb, planned, abandon: bool, yes: bool, keep: bool = False) -> None:
     """The briefing, the question, the start: shared by `kata start` and `kata hunt`."""
     from kata import session
     from kata.views import briefing, duration
@@ -481,7 +498,7 @@ def _start_planned(wb, planned, abandon: bool, yes: bool) -> None:
         if not confirm(question):
             say("Not started; nothing was changed.")
             return
-    started = session.start(wb, planned.name, abandon=abandon, planned=planned)
+    started = session.start(wb, planned.name, abandon=abandon, planned=planned, keep=keep)
     s = started.session
     if started.abandoned:
         say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
@@ -646,8 +663,10 @@ def submit(
             data = {"kata": g.kata.slug, **g.result.to_json(), "levels_graded": g.levels,
                     "levels_opened": g.opened}
             if g.session is not None:  # during a session: levels and pass/fail only
-                data["tests"] = [{"name": hidden_name(i), "status": t["status"],
-                                  "task_id": t["task_id"]} for i, t in enumerate(data["tests"], 1)]
+                practice = g.session.kind == "kata"  # feedback by property: a missed test's edge text
+                data["tests"] = [{"name": hidden_name(i), "status": t["status"], "task_id": t["task_id"],
+                                  **({"edge": t["edge"]} if practice and t["status"] != PASS else {})}
+                                 for i, t in enumerate(data["tests"], 1)]
             rows.append(data)
         emit_json({"results": rows})
     else:
@@ -657,6 +676,21 @@ def submit(
             _print_submitted(graded, level_table, test_lines)
     if any(g.result.status != PASS for g in graded):
         raise typer.Exit(1)
+
+
+def _missed_properties(result) -> None:
+    """A practice session's feedback by property: the edge text of each hidden test missed ("a
+    total exactly equal to the budget fits"), never its name, input, call or message. A mock exam
+    shows counts only, as the real round does."""
+    missed = [t for t in result.tests if t.status != PASS and t.edge]
+    if not missed:
+        return
+    say(f"Missed ({len(missed)}), by what each hidden test checks:", markup=False)
+    for t in missed[:10]:
+        say(f"  L{t.task_id} {t.edge}", markup=False)
+    if len(missed) > 10:
+        say(f"  ... and {len(missed) - 10} more (all of them in `kata review` after the session)",
+            markup=False)
 
 
 def _question_share(g) -> str:
@@ -686,6 +720,8 @@ def _print_submitted(graded, level_table, test_lines) -> None:
             say(f"Practice ({why}): every hidden test is shown; the code is kept as a "
                 f"snapshot (`kata snapshots {g.kata.slug}`) and counts for no session.")
             continue
+        if g.session.kind == "kata":  # practice: what each missed test is about, never its input
+            _missed_properties(g.result)
         say(f"Recorded for session {g.session.id}{_question_share(g)}. Details open after the "
             "session (`kata finish`, then `kata review`).")
         for lv in g.opened:

@@ -149,7 +149,7 @@ def unknown_target_message(wb: Workbook, name: str) -> str:
 
 def start(wb: Workbook, target: str | None, abandon: bool = False,
           minutes: float | None = None, reveal: str | None = None,
-          planned: Plan | None = None) -> Started:
+          planned: Plan | None = None, keep: bool = False) -> Started:
 
     p = planned or plan(wb, target, minutes, reveal)
     t = now()
@@ -159,6 +159,12 @@ def start(wb: Workbook, target: str | None, abandon: bool = False,
     if live is not None and not abandon:
         raise StoreError(still_live_message(live, t))
     prepared = _hand_out(wb, p.questions, p.katas, t)
+    if keep:  # the learner goes on with their own file: put it back (its archived copy stays)
+        import shutil
+
+        for prep in prepared:
+            if prep.archived is not None:
+                shutil.copyfile(prep.archived, prep.path)
     session, abandoned = store.start_session(
         p.kind, p.name, [k.slug for k in p.katas], p.minutes, t, abandon=abandon,
         questions=[q.to_json() for q in p.questions], seed=p.seed)
@@ -169,6 +175,21 @@ def start(wb: Workbook, target: str | None, abandon: bool = False,
     if not fake_clock():  # a keeper reads the files at the deadline (kata/keeper.py)
         keeper.launch(wb.kata_dir, store.path, session.id, session.deadline, _kept_files(wb, p.questions))
     return Started(session, abandoned, p.katas, prepared, p.questions)
+
+
+def own_work(wb: Workbook, p: Plan) -> Path | None:
+    """The learner's workspace file for a single kata's session, where it holds work of theirs
+    (not the stub): starting again could go on with it."""
+    if p.kind != "kata" or len(p.katas) != 1:
+        return None
+    kata = p.katas[0]
+    path = wb.workspace_file(kata)
+    try:
+        if not path.is_file() or path.read_bytes() == kata.stub.read_bytes():
+            return None
+    except OSError:
+        return None
+    return path
 
 
 def _hand_out(wb: Workbook, questions: list[Question], katas: list[Kata], t: float) -> list:

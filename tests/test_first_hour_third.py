@@ -134,3 +134,18 @@ def test_kata_engine_help_lists_each_command_whole_at_80_columns(monkeypatch):
     commands = said.split("Commands:")[1]
     assert "..." not in commands and all(len(line) <= 80 for line in said.splitlines())
     assert "run      Run a trace; print its metrics and KV use." in said
+
+
+def test_starting_a_kata_again_can_go_on_with_your_file_archived_either_way(fixture_workbook, isolated_state):
+    kata("start", "adder", "--yes")
+    mine = isolated_state / "workspace" / "adder.py"
+    work = "def add(a, b):\n    return a + b  # mine\n"
+    mine.write_text(work)
+    kata("finish", "--yes")
+    said = kata("start", "adder", "--yes", "--keep-file").output
+    assert mine.read_text() == work  # went on with it
+    assert "your previous adder.py was archived to" in " ".join(said.split())
+    kata("finish", "--yes")
+    kata("start", "adder", "--yes")  # without --keep-file: a fresh stub, the work archived
+    assert mine.read_text() != work
+    assert sum(p.read_text() == work for p in (isolated_state / ".kata" / "archive").rglob("adder.py")) == 2

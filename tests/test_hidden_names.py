@@ -1,5 +1,7 @@
-"""Nothing hidden readable during a session: no hidden test's name or edge text on screen or on
+"""Nothing hidden readable during a mock exam: no hidden test's name or edge text on screen or on
 disk, in any mode (plain, --verbose, --json, JUnit, the Exercism runner), until the session ends.
+Practising one kata, a submit also says what each missed hidden test checks (its edge text), and
+still never its name, input or message.
 
 The adder fixture's visible tests are test_add and test_mul; its hidden suite also has test_sub
 (level 1), test_neg and test_div_by_zero (level 2), each with an edge text. The learner's `sub`
@@ -36,7 +38,7 @@ def test_no_hidden_name_reaches_the_screen_or_the_disk_during_a_session(fixture_
     env = {**os.environ, "KATA_WORKBOOK": str(fixture_workbook), "KATA_STATE_DIR": str(isolated_state),
            "KATA_PLAIN": "1", "COLUMNS": "80"}
     env.pop("KATA_NOW", None)
-    started = kata(env, "start", "adder")
+    started = kata(env, "start", "mini")  # an exam: counts only, as the real round shows
     assert started.returncode == 0, started.stderr
     (isolated_state / "workspace" / "adder.py").write_text(LEARNER)
     out = tmp_path / "out"
@@ -71,3 +73,21 @@ def test_no_hidden_name_reaches_the_screen_or_the_disk_during_a_session(fixture_
     after = kata(env, "runner", "adder", str(isolated_state / "workspace"), str(out / "runner"))
     assert after.returncode == 0, after.stderr
     assert "Sub" in Path(out / "runner" / "results.json").read_text()
+
+
+def test_practising_one_kata_a_submit_names_what_each_missed_test_checks_and_nothing_else(
+        fixture_workbook, isolated_state):
+    env = {**os.environ, "KATA_WORKBOOK": str(fixture_workbook), "KATA_STATE_DIR": str(isolated_state),
+           "KATA_PLAIN": "1", "COLUMNS": "80"}
+    env.pop("KATA_NOW", None)
+    assert kata(env, "start", "adder", "--reveal", "all").returncode == 0
+    (isolated_state / "workspace" / "adder.py").write_text(LEARNER.replace("while True:\n        pass", "return 0"))
+    said = kata(env, "submit")
+    assert "Missed (1), by what each hidden test checks:" in said.stdout, said.stdout
+    assert "L1 subtracts to a negative" in said.stdout
+    assert "test_sub" not in said.stdout + said.stderr and "sub(2, 5)" not in said.stdout  # no name, no call
+    import json
+
+    rows = json.loads(kata(env, "submit", "--json").stdout)["results"][0]["tests"]
+    assert [t.get("edge") for t in rows if t["status"] != "pass"] == ["subtracts to a negative"]
+    assert all("message" not in t and not t["name"].startswith("test_") for t in rows)
