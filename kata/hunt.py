@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kata.catalog import CatalogError, Kata
-from kata.results import test_timed_out
+from kata.results import ran_out_of_time
 from kata.rewrite import parse
 from kata.zoo import PatchError, ZooPatch, entries
 
@@ -401,7 +401,7 @@ def _run_pin(kata: Kata, test_code: str, codes: list[str]) -> list[str | None] |
         if not mine:
             return Pin("error", "your tests did not run on the code: take the impl fixture")
         bad = next((t for t in mine if t.status != PASS and SWEEP_SKIP not in (t.message or "")), None)
-        if bad is not None and test_timed_out(bad):
+        if bad is not None and ran_out_of_time(bad):
             return Pin("timed_out", f"{_short(bad.name)} {bad.message}: a pin must finish quickly")
         outcome.append(None if bad is None else f"{_short(bad.name)}: {_first_line(bad.message or bad.status)}")
     return outcome

@@ -29,6 +29,25 @@ BUDGET_SPENT = "the submission used up"  # how the run's message begins when its
 NOT_RUN = "not run: "  # how the message of a test the run ended before begins (then the run's)
 
 
+class Reason(StrEnum):
+    """Why a test has the status it has, beyond its assertion: a value, set where it happens (the
+    supervisor), not read back from its message. Not written to JSON (its outputs stay as they
+    were); a result read back from JSON gets it from the message once (`reason_of`)."""
+
+    TIMED_OUT = "timed out"  # ran past its time limit
+    OUT_OF_TIME = "out of time"  # never run: the run's time budget was spent first
+
+
+def reason_of(message: str | None) -> Reason | None:
+    """The reason a stored message records (the one place that reads prose back)."""
+    text = message or ""
+    if text.startswith(TIMED_OUT):
+        return Reason.TIMED_OUT
+    if text.startswith(NOT_RUN + BUDGET_SPENT):
+        return Reason.OUT_OF_TIME
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Bounds on one grading run. Defaults suit a kata's hidden suite on a small machine."""
@@ -67,6 +86,7 @@ class TestResult:
     edge: str | None = None
     duration: float = 0.0
     impl: str | None = None  # sweep mode: which implementation this test ran on
+    reason: Reason | None = None  # set by the supervisor; not in JSON (see Reason)
 
 
 @dataclass(slots=True)
@@ -98,13 +118,18 @@ class SuiteResult:
         return sum(t.status == PASS for t in self.tests)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        for t in data["tests"]:
+            del t["reason"]  # the JSON every output writes stays as it was
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> SuiteResult:
         data = dict(data)
         data.setdefault("tampered", None)
         data["tests"] = [TestResult(**t) for t in data.get("tests", [])]
+        for t in data["tests"]:
+            t.reason = reason_of(t.message)
         data["levels"] = [LevelScore(**lv) for lv in data.get("levels", [])]
         return cls(**data)
 
@@ -140,14 +165,14 @@ def first_line(message: str | None) -> str:
     return next((ln.strip() for ln in (message or "").splitlines() if ln.strip()), "")
 
 
-def test_timed_out(t: TestResult) -> bool:
+def ran_out_of_time(t: TestResult) -> bool:
     """Whether the test ran past its time limit."""
-    return (t.message or "").startswith(TIMED_OUT)
+    return t.reason == Reason.TIMED_OUT
 
 
 def timed_out(result: SuiteResult) -> int:
     """How many of the run's tests ran past their time limit."""
-    return sum(test_timed_out(t) for t in result.tests)
+    return sum(ran_out_of_time(t) for t in result.tests)
 
 
 def hidden_name(place: int) -> str:
@@ -159,7 +184,7 @@ def timeout_line(result: SuiteResult) -> str | None:
     """The summary's line for tests that timed out ('12 tests timed out: an infinite loop?'),
     and for tests the run's time budget left unrun; None when there are neither."""
     n = timed_out(result)
-    unrun = sum((t.message or "").startswith(NOT_RUN + BUDGET_SPENT) for t in result.tests)
+    unrun = sum(t.reason == Reason.OUT_OF_TIME for t in result.tests)
     if not n and not unrun:
         return None
     said = f"{n} test{'s' if n != 1 else ''} timed out: an infinite loop?"

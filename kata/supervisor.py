@@ -38,7 +38,7 @@ from typing import Any
 
 from kata.child import _describe_exit
 from kata.results import (
-    BUDGET_SPENT, ERROR, FAIL, NOT_RUN, PASS, TIMED_OUT, Limits, SuiteResult, TestResult, apply_report, hidden_name,
+    BUDGET_SPENT, ERROR, FAIL, NOT_RUN, PASS, TIMED_OUT, Limits, Reason, SuiteResult, TestResult, apply_report, hidden_name,
     common_message)
 
 log = logging.getLogger("kata.harness")
@@ -141,6 +141,7 @@ class RunSupervisor:
         elif not is_canary and test_id in self.tests and test_id not in self.finished:
             apply_report(self.tests[test_id], ev)
             if when == "call" and outcome == "failed" and (ev.get("message") or "").startswith(TIMED_OUT):
+                self.tests[test_id].reason = Reason.TIMED_OUT  # the plugin's own timeout said so
                 self._count_timeout(test_id)
         elif not is_canary and test_id not in self.tests:
             self.distrust(f"a report for a test that was never collected ({self.label(test_id)})")
@@ -220,12 +221,13 @@ class RunSupervisor:
             return
         t = self.tests[current]
         t.status = ERROR
-        already = (t.message or "").startswith(TIMED_OUT)  # its call timed out: that says it, once
+        already = t.reason == Reason.TIMED_OUT  # its call timed out: that says it, once
         if not already:
             t.message = why or f"the test process {_describe_exit(returncode)} during this test"
         t.output = (t.output or "") + output[-2000:] if output else t.output
         self.finished.add(current)
         if why and why.startswith(TIMED_OUT) and not already:
+            t.reason = Reason.TIMED_OUT
             self._count_timeout(current)
 
     def _rescue(self, pending: list[str], why: str) -> list[str] | None:
@@ -250,6 +252,8 @@ class RunSupervisor:
         for t in self.tests.values():
             if t.name not in self.finished and t.message == "no result was reported" and self.message:
                 t.message = f"{NOT_RUN}{self.message}"
+                if self.message.startswith(BUDGET_SPENT):
+                    t.reason = Reason.OUT_OF_TIME
         results = list(self.tests.values())
         message = self.message
         if self.tampered:
