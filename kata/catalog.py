@@ -249,11 +249,27 @@ class Exam:
     description: str
     path: Path
     decoy_probability: float = 0.0  # a hunt question hands out the correct code this often
+    # a project exam (one kata, levels gated): (low, high) minutes a level is reported to take,
+    # per level; its score is also shown on the 200-600 scale (scaled_score). () for others.
+    level_budgets: tuple[tuple[int, int], ...] = ()
 
     @property
     def katas(self) -> tuple[str, ...]:
         return tuple(q.kata for q in self.questions)
 
+    @property
+    def project(self) -> bool:
+        return bool(self.level_budgets)
+
+
+SCALE_LOW, SCALE_HIGH = 200, 600  # a project exam's score scale (like the real round's, not its formula)
+
+
+def scaled_score(earned: float, possible: float) -> int:
+    """The 200-600 score of a project exam: 200 for nothing, 600 for everything, linear in the
+    weighted share of the hidden tests passed (every level counts, opened or not)."""
+    share = earned / possible if possible else 0.0
+    return round(SCALE_LOW + (SCALE_HIGH - SCALE_LOW) * min(max(share, 0.0), 1.0))
 
 
 # --- loaders ----------------------------------------------------------------
@@ -273,7 +289,8 @@ LEVEL_REQUIRED = {"name": str, "points": int}
 LEVEL_OPTIONAL = {"hints": list, "sealed_hints": str}
 MUTANT_REQUIRED = {"name": str, "reason": str}
 EXAM_REQUIRED = {"title": str, "minutes": int}
-EXAM_OPTIONAL = {"description": str, "katas": list, "questions": list, "decoy_probability": (int, float)}
+EXAM_OPTIONAL = {"description": str, "katas": list, "questions": list, "decoy_probability": (int, float),
+                 "level_budgets": list}
 QUESTION_REQUIRED = {"kata": str, "minutes": int}
 QUESTION_OPTIONAL = {"levels": list, "reveal": str, "kind": str}
 
@@ -427,8 +444,28 @@ def load_exam(root: Path, name: str, known_katas) -> Exam:
         raise CatalogError(f"{path}: decoy_probability is set but no question has kind = \"hunt\": "
                            "remove it or add a hunt")
     return Exam(name, data["title"], data["minutes"], tuple(questions), data.get("description", ""), path,
-                float(decoys))
+                float(decoys), _level_budgets(str(path), data.get("level_budgets", []), questions))
 
+
+def _level_budgets(where: str, raw: list, questions: list[Question]) -> tuple[tuple[int, int], ...]:
+    """A project exam's `level_budgets = [[10, 15], [20, 30], ...]`: one [low, high] per level of
+    its one question, whose levels open one at a time."""
+    if not raw:
+        return ()
+    if len(questions) != 1 or questions[0].reveal != "progressive":
+        raise CatalogError(f"{where}: level_budgets is for a project exam: one question with "
+                           "reveal = \"progressive\"")
+    if len(raw) != len(questions[0].levels):
+        raise CatalogError(f"{where}: level_budgets has {len(raw)} entries, the question has "
+                           f"{len(questions[0].levels)} levels: give one [low, high] per level")
+    budgets = []
+    for item in raw:
+        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                                  for x in item) and 0 < item[0] <= item[1]):
+            raise CatalogError(f"{where}: each level_budgets entry is [low, high] minutes, "
+                               f"0 < low <= high, got {item!r}")
+        budgets.append((item[0], item[1]))
+    return tuple(budgets)
 
 
 # --- the workbook -----------------------------------------------------------

@@ -552,10 +552,12 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
 
     wb = workbook()
     s, remaining, rows = session.status(wb)
+    scaled = session.scaled_now(wb, s) if s is not None else None
     if as_json:
         emit_json({
             "session": None if s is None else {"id": s.id, "name": s.name, "kind": s.kind,
-                                               "remaining_s": round(remaining), "deadline": s.deadline},
+                                               "remaining_s": round(remaining), "deadline": s.deadline,
+                                               **({"scaled_score": scaled} if scaled is not None else {})},
             "questions": [{"slug": r.slug, "file": str(r.file), "exists": r.exists,
                            "visible": r.visible, "hidden": r.hidden, "levels": r.levels,
                            "levels_open": r.levels_open, "minutes": r.minutes, "pin": r.pin} for r in rows],
@@ -577,6 +579,8 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
             from kata.hunt import verdict_words
 
             say(f"      pin: {verdict_words(r.pin)}", markup=False)
+    if scaled is not None:
+        say(f"  Score so far: {scaled} on the 200-600 scale.", markup=False)
 
 
 @app.command()
@@ -870,6 +874,7 @@ def review(
                 "result": q.result.to_json() if q.result else None,
                 "hunt": q.hunt,
             } for q in rev.questions],
+            **({"scaled_score": rev.scaled_score, "timeline": rev.timeline()} if rev.project else {}),
         })
         return
     from kata.output import paged
@@ -886,6 +891,8 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
     s = rev.session
     say(f"[bold]Review of session {s.id}[/] ({s.name}, {s.status.replace('_', ' ')}): "
         f"[bold]{rev.points_earned:g}/{rev.points_possible:g}[/] points", markup=True)
+    if rev.project is not None:
+        _print_timeline(rev)
     for i, q in enumerate(rev.questions, start=1):
         con.rule(f"Q{i}. {q.title} ({q.slug})")
         if q.hunt:
@@ -907,6 +914,20 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
             say("  submitted at: " + ", ".join(clock(t) for t in q.submit_times), markup=True)
         con.print(level_table(q.result, ""))
         review_lines(q.result, mode)
+
+
+def _print_timeline(rev) -> None:
+    """A project exam's score on its scale, and minutes per level against the reported budgets."""
+    say(f"  {rev.scaled_score} on the 200-600 scale (a scale like the real round's, not its formula)",
+        markup=False)
+    for row in rev.timeline():
+        lo, hi = row["budget"]
+        if row["minutes"] is None:
+            took = "not opened"
+        else:
+            took = f"{row['minutes']:g} min, " + ("passed" if row["passed"] else "not passed")
+            took += " (over)" if row["minutes"] > hi else ""
+        say(f"  level {row['level']}: {took}; reported {lo}-{hi} min", markup=False)
 
 
 def _print_hunt(con, h: dict, clock) -> None:

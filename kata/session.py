@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kata.catalog import REVEALS, CatalogError, Exam, Kata, Question, Workbook
+from kata.catalog import REVEALS, CatalogError, Exam, Kata, Question, Workbook, scaled_score
 from kata.kinds import KINDS, kind_of, new_seed
 from kata.results import PASS, SuiteResult
 from kata.store import DeadlineSnapshot, Session, Store, StoreError, Submission, still_live_message
@@ -88,6 +88,7 @@ class Plan:
     questions: list[Question]
     katas: list[Kata]
     seed: int | None = None  # what the hunts were drawn with (None: no hunt)
+    budgets: tuple[tuple[int, int], ...] = ()  # a project exam: each level's reported minutes
 
 
 def plan(wb: Workbook, target: str | None, minutes: float | None = None,
@@ -116,7 +117,7 @@ def plan(wb: Workbook, target: str | None, minutes: float | None = None,
             rng = random.Random(seed)
             questions = [kind_of(q).draw(wb, q, rng, exam.decoy_probability) for q in questions]
         return Plan("exam", exam.name, exam.title, exam.description, minutes or total, questions,
-                    [wb.kata(q.kata) for q in questions], seed if drawn else None)
+                    [wb.kata(q.kata) for q in questions], seed if drawn else None, exam.level_budgets)
     if name in wb.slugs():
         kata = wb.kata(name)
         q = Question(kata.slug, tuple(lv.number for lv in kata.levels), minutes or kata.minutes,
@@ -754,7 +755,30 @@ class Review:
     session: Session
     questions: list[QuestionReview] = field(default_factory=list)
     live: Session | None = None  # a live session this review is not of (it opens later)
+    project: Exam | None = None  # a project exam: the 200-600 score and the levels' timeline
 
+    @property
+    def scaled_score(self) -> int | None:
+        return scaled_score(self.points_earned, self.points_possible) if self.project else None
+
+    def timeline(self) -> list[dict]:
+        """A project exam's minutes per level, against the minutes it is reported to take: a
+        level's time runs from when it opened (the previous level passed) to when it passed, or
+        to the end of the session for the level left open."""
+        if self.project is None or not self.questions:
+            return []
+        q = self.questions[0]
+        end = round(self.session.cutoff() - self.session.started_at, 1)
+        rows, opened = [], 0.0
+        for lv, budget in zip(q.levels, self.project.level_budgets, strict=False):
+            passed = q.splits.get(lv)
+            spent = None  # a level never opened took no time
+            if lv in q.levels_open:
+                spent = round(((passed if passed is not None else end) - opened) / 60, 1)
+            rows.append({"level": lv, "minutes": spent, "passed": passed is not None, "budget": list(budget)})
+            if passed is not None:
+                opened = passed
+        return rows
 
     @property
     def points_earned(self) -> float:
@@ -763,6 +787,30 @@ class Review:
     @property
     def points_possible(self) -> float:
         return sum(q.points_possible for q in self.questions)
+
+
+def project_exam(wb: Workbook, s: Session) -> Exam | None:
+    """The project exam (kata.catalog.Exam.project) the session is of, if it is one."""
+    if s.kind != "exam" or s.name not in wb.exam_names():
+        return None
+    try:
+        exam = wb.exam(s.name)
+    except CatalogError:
+        return None
+    return exam if exam.project else None
+
+
+def scaled_now(wb: Workbook, s: Session) -> int | None:
+    """A project exam's 200-600 score from the submissions counted so far (None for other sessions)."""
+    if project_exam(wb, s) is None:
+        return None
+    store = open_store(wb)
+    earned = possible = 0.0
+    for q in questions_of(wb, s):
+        official = store.official_submission(s, q.kata)
+        earned += official.points_earned if official else 0.0
+        possible += _question_points(wb, q)[1]
+    return scaled_score(earned, possible)
 
 
 def _question_points(wb: Workbook, q: Question) -> tuple[str, float]:
@@ -796,7 +844,8 @@ def review(wb: Workbook, session_id: int | None) -> Review:
                 f"session {session.id} is still live: review opens after its deadline or `kata finish`"
             )
     live = store.live_session(t)
-    rev = Review(session, live=live if live is not None and live.id != session.id else None)
+    rev = Review(session, live=live if live is not None and live.id != session.id else None,
+                 project=project_exam(wb, session))
     for q in questions_of(wb, session):
         title, possible = _question_points(wb, q)
         subs = store.submissions(session_id=session.id, slug=q.kata, suite=None)

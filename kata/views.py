@@ -185,6 +185,17 @@ def briefing(plan, bundle: bool = False) -> None:
         rules.append("A submission counts if it starts before the deadline; your best one counts.")
     if any(q.reveal == "progressive" and len(q.levels) > 1 for q in plan.questions):
         rules.append("The next level opens when every hidden test of the current one passes.")
+    budgets = getattr(plan, "budgets", ())
+    if budgets:  # a project exam: the format of the real round as candidates report it today
+        spans = ", ".join(f"L{i} {lo}-{hi}" for i, (lo, hi) in enumerate(budgets, start=1))
+        rules.append("One project: each level extends the same code, and every submission re-runs "
+                     "every open level's tests, so a change that breaks an earlier level costs "
+                     "you its points.")
+        rules.append(f"Reported minutes per level: {spans}. That is more than the clock on "
+                     "purpose: most candidates do not finish. Bank each level before the next.")
+        rules.append("Your score is shown in points and on a 200-600 scale (200 for nothing, 600 "
+                     "for every hidden test of every level): a scale like the real round's, not "
+                     "its formula, which is not public.")
     rules.append("It ends at the deadline or with `kata finish`; then `kata review` shows every "
                  "hidden test you missed.")
     for rule in rules:
