@@ -212,6 +212,10 @@ class Kata:
 REVEALS = ("all", "progressive")
 
 
+# the question kinds an exam may name: kata/kinds.py registers each kind it knows here
+KINDS: set[str] = {"kata", "hunt"}
+
+
 @dataclass(frozen=True, slots=True)
 class Question:
     """One question of an exam: a kata, the levels it covers, its own minutes."""
@@ -379,11 +383,9 @@ def _question(where: str, raw, kata_of) -> Question:
             raise CatalogError(f"{where}: kata '{raw['kata']}' has no level {lv} (levels are 1..{len(all_levels)})")
     if len(set(levels)) != len(levels):
         raise CatalogError(f"{where}: a level is listed twice in 'levels': list each once")
-    from kata.kinds import KINDS  # the registry of question kinds (kata, hunt, ...)
-
     kind = raw.get("kind", "kata")
     if kind not in KINDS:
-        raise CatalogError(f"{where}: kind '{kind}' must be one of {', '.join(KINDS)}")
+        raise CatalogError(f"{where}: kind '{kind}' must be one of {', '.join(sorted(KINDS))}")
     if kind == "hunt" and sorted(levels) != list(range(1, len(levels) + 1)):
         raise CatalogError(f"{where}: a hunt covers levels 1..N (the code handed out is "
                            f"those levels'), got {sorted(levels)}: list them from 1")

@@ -26,14 +26,13 @@ from pathlib import Path
 
 from kata import hunt
 from kata.catalog import Kata, Question, Workbook
-from kata.kinds import new_seed
 
 
 DEFAULT_MINUTES = 15  # `kata hunt` without --minutes
 
 
 def hunt_question(wb: Workbook, slug: str | None, bug: str | None = None, decoy: bool = False,
-                  level: int | None = None, minutes: float | None = None, seed: int | None = None
+                  level: int | None = None, minutes: float | None = None, seed: int = 0
                   ) -> tuple[Question, int]:
     """The question `kata hunt` asks, and the seed it was drawn with: a hunt of levels 1..level
     (default: the bug's own level with --bug, else 1), its bug `bug`, a decoy with `decoy`, else
@@ -44,7 +43,6 @@ def hunt_question(wb: Workbook, slug: str | None, bug: str | None = None, decoy:
         raise CatalogError("give --bug NAME or --decoy, not both")
     if minutes is not None and not minutes > 0:
         raise CatalogError(f"--minutes must be a positive number of minutes, got {minutes:g}")
-    seed = new_seed() if seed is None else seed
     rng = random.Random(seed)
     if slug is None:
         if bug is not None:

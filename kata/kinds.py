@@ -24,10 +24,9 @@ from __future__ import annotations
 import random
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # kata.catalog checks an exam's kinds against this registry
-    from kata.catalog import Kata, Question, Workbook
+from kata import catalog
+from kata.catalog import Kata, Question, Workbook
 
 
 def new_seed() -> int:
@@ -209,6 +208,7 @@ KINDS: dict[str, Kind] = {}
 def register(kind: Kind) -> Kind:
     """Add a kind to the registry (an exam's `kind = "..."` may then name it)."""
     KINDS[kind.name] = kind
+    catalog.KINDS.add(kind.name)
     return kind
 
 

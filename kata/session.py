@@ -131,7 +131,8 @@ def plan_hunt(wb: Workbook, slug: str | None, bug: str | None = None, decoy: boo
     """What `kata hunt` would start: one hunt question (see hunt_questions.hunt_question)."""
     from kata import hunt, hunt_questions
 
-    q, seed = hunt_questions.hunt_question(wb, slug, bug, decoy, level, minutes, seed)
+    q, seed = hunt_questions.hunt_question(wb, slug, bug, decoy, level, minutes,
+                                           new_seed() if seed is None else seed)
     kata = wb.kata(q.kata)
     levels = "level 1" if len(q.levels) == 1 else f"levels 1-{len(q.levels)}"
     return Plan("kata", f"hunt {kata.slug}", f"Hunt: {kata.title}, {levels}",

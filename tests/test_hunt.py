@@ -263,7 +263,7 @@ def test_a_pin_made_after_the_fix_passed_is_late(tmp_path):
     ('decoy_probability = 2\n', "decoy_probability must be between 0 and 1, got 2"),
     ('[[questions]]\nkata = "adder"\nkind = "hunt"\nlevels = [2]\nminutes = 5\n',
      "a hunt covers levels 1..N"),
-    ('[[questions]]\nkata = "adder"\nkind = "quiz"\nminutes = 5\n', "kind 'quiz' must be one of kata, hunt"),
+    ('[[questions]]\nkata = "adder"\nkind = "quiz"\nminutes = 5\n', "kind 'quiz' must be one of hunt, kata"),
 ])
 def test_a_bad_hunt_exam_is_a_one_line_error(fixture_workbook, extra, message):
     from kata.catalog import CatalogError

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from kata import kinds
+from kata import catalog, kinds
 from kata.catalog import Workbook
 from tests.test_cli import kata
 
@@ -74,6 +74,7 @@ def noted(fixture_workbook, isolated_state, monkeypatch):
     monkeypatch.setenv("KATA_WORKBOOK", str(fixture_workbook))
     yield isolated_state
     kinds.KINDS.pop("noted")
+    catalog.KINDS.discard("noted")
 
 
 def at(monkeypatch, seconds: float) -> None:
