@@ -7,7 +7,7 @@ stays within every job's deadline (O(p) for p pending jobs).
 
 Example:
     schedule([Job("A", 0, 4, 10), Job("B", 1, 2, 4)])
-    -> Schedule({"A": 6, "B": 3}, {}, [(0, 1, "A"), (1, 3, "B"), (3, 6, "A")])
+    -> Schedule({"A": 6, "B": 3}, {})
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ class Job:
 class Schedule:
     finish: dict[str, int]
     rejected: dict[str, str]
-    timeline: list[tuple[int, int, str]]
 
 
 def _check_int(value, name: str, minimum: int) -> None:
@@ -37,14 +36,8 @@ def _check_int(value, name: str, minimum: int) -> None:
 
 
 def _validate(jobs) -> None:
-    if type(jobs) is not list:
-        raise ValueError(f"jobs must be a list, got {type(jobs).__name__}")
     seen = set()
-    for job in jobs:
-        if not isinstance(job, Job):
-            raise ValueError(f"jobs must hold Job instances, got {job!r}")
-        if type(job.id) is not str:
-            raise ValueError(f"id must be a str, got {job.id!r}")
+    for job in jobs:  # each job fully before the next; its id last
         _check_int(job.arrival, "arrival", 0)
         _check_int(job.duration, "duration", 1)
         _check_int(job.deadline, "deadline", 0)
@@ -54,30 +47,23 @@ def _validate(jobs) -> None:
 
 
 class _Server:
-    """The clock, the pending jobs in EDF order, and what has been recorded so far."""
+    """The clock, the pending jobs in EDF order, and the finish times so far."""
 
     def __init__(self) -> None:
         self.now = 0
         self.pending: list[list] = []   # [(deadline, arrival, id), work left, job], EDF order
         self.finish: dict[str, int] = {}
-        self.timeline: list[tuple[int, int, str]] = []
 
     def run_until(self, t: int | None) -> None:
         """Do the work up to time t (None: until nothing is left), then set the clock to t."""
         while self.pending and (t is None or self.now < t):
             entry = self.pending[0]
-            job = entry[2]
             step = entry[1] if t is None else min(entry[1], t - self.now)
-            last = self.timeline[-1] if self.timeline else None
-            if last and last[2] == job.id and last[1] == self.now:  # the same stretch goes on
-                self.timeline[-1] = (last[0], self.now + step, job.id)
-            else:
-                self.timeline.append((self.now, self.now + step, job.id))
             self.now += step
             entry[1] -= step
             if entry[1] == 0:
                 self.pending.pop(0)
-                self.finish[job.id] = self.now
+                self.finish[entry[2].id] = self.now
         if t is not None:
             self.now = t  # idle until t when nothing was left
 
@@ -116,4 +102,4 @@ def schedule(jobs: list[Job]) -> Schedule:
         else:
             server.admit(job)
     server.run_until(None)
-    return Schedule(server.finish, rejected, server.timeline)
+    return Schedule(server.finish, rejected)

@@ -11,7 +11,8 @@ so a call that raises leaves the allocator exactly as it was.
 
 Example:
     a = BlockAllocator(6, 4)
-    a.allocate(1, 6) -> [0, 1];  a.fork(1, 2) -> [0, 1];  a.append(2) -> (1, 2);  a.free(1) -> [1]
+    a.allocate(1, 6) -> [0, 1];  a.fork(1, 2) -> [0, 1];  a.append(2) -> (1, 2)
+    a.append(1) -> None (three times: 7, 8, then 9 tokens in new block 3);  a.free(1) -> [1, 3]
 """
 
 from __future__ import annotations

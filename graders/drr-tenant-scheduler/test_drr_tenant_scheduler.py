@@ -288,6 +288,27 @@ def test_single_tenant_many_turns(impl):
                (sorted([(1, 1, "a", 0, 7), (2, 2, "a", 7, 8)], key=repr), [("a", 7)]))
 
 
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a lone tenant that cannot pay starts a new turn at once, adding a quantum, and keeps what is left")
+def test_lone_tenant_new_turn_keeps_deficit(impl):
+    # a alone: 2 + 2 + 2 = 6 pays for cost 5 at 0, leaving 1, which pays for 2 at 5 when b has
+    # joined; then a cannot pay for 3 and b (arrived at 5) goes first.
+    spec = [(1, "a", 0, 5), (2, "a", 0, 1), (3, "a", 0, 1), (4, "b", 5, 1)]
+    got = _check_run(impl, spec, {"a": 1, "b": 1}, 2)
+    assert same(_starts(got), {1: 0, 2: 5, 4: 6, 3: 7})
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("a cost 10 times quantum * weight is paid after 10 turns")
+def test_cost_ten_quanta(impl):
+    # a (weight 2) needs 10 turns of 2 for cost 20; b's unit requests run one per turn meanwhile
+    spec = [(1, "a", 0, 20)] + [(10 + k, "b", 0, 1) for k in range(12)]
+    got = _check_run(impl, spec, {"a": 2, "b": 1}, 1)
+    assert same(_starts(got)[1], 9)
+
+
 # --- P99 -----------------------------------------------------------------------------------
 
 
@@ -380,33 +401,6 @@ BAD_IDS = ["bool", "float", "None", "str"]
 
 
 @pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("requests that is not a list, or holds a non-Request, names requests")
-@pytest.mark.parametrize("which", ["tuple", "None", "item"])
-def test_requests_invalid(impl, which):
-    value = {"tuple": (impl.Request(1, "a", 0, 1),), "None": None, "item": [(1, "a", 0, 1)]}[which]
-    _raises(impl, "requests", f"schedule_drr({value!r}, {{'a': 1}}, 1)", value, {"a": 1}, 1)
-
-
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a bad id (negative, bool, float, None, str) names id")
-@pytest.mark.parametrize("bad", [-1] + BAD_INT, ids=["negative"] + BAD_IDS)
-def test_id_invalid(impl, bad):
-    _raises(impl, "id", f"schedule_drr([Request({bad!r}, 'a', 0, 1)], {{'a': 1}}, 1)",
-            [impl.Request(bad, "a", 0, 1)], {"a": 1}, 1)
-
-
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a tenant that is empty or not a str (None, int, bool, float) names tenant")
-@pytest.mark.parametrize("bad", ["", None, 5, True, 1.5], ids=["empty", "None", "int", "bool", "float"])
-def test_tenant_invalid(impl, bad):
-    _raises(impl, "tenant", f"schedule_drr([Request(1, {bad!r}, 0, 1)], {{'a': 1}}, 1)",
-            [impl.Request(1, bad, 0, 1)], {"a": 1}, 1)
-
-
-@pytest.mark.level(1)
 @pytest.mark.points(2)
 @pytest.mark.edge("a bad arrival (negative, bool, float, None, str) names arrival")
 @pytest.mark.parametrize("bad", [-1] + BAD_INT, ids=["negative"] + BAD_IDS)
@@ -422,25 +416,6 @@ def test_arrival_invalid(impl, bad):
 def test_cost_invalid(impl, bad):
     _raises(impl, "cost", f"schedule_drr([Request(1, 'a', 0, {bad!r})], {{'a': 1}}, 1)",
             [impl.Request(1, "a", 0, bad)], {"a": 1}, 1)
-
-
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("two requests with the same id name id")
-def test_duplicate_id(impl):
-    _raises(impl, "id", "schedule_drr([Request(1, 'a', 0, 1), Request(1, 'a', 1, 1)], {'a': 1}, 1)",
-            [impl.Request(1, "a", 0, 1), impl.Request(1, "a", 1, 1)], {"a": 1}, 1)
-
-
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("weights not a dict, with an empty or non-str key, or a value 0/bool/float/None/str, names weights")
-@pytest.mark.parametrize("bad", [[("a", 1)], {"a": 1, "": 1}, {"a": 1, 3: 1}, {"a": 0}, {"a": True},
-                                 {"a": 1.0}, {"a": None}, {"a": "1"}],
-                         ids=["list", "empty-key", "int-key", "zero", "bool", "float", "None", "str"])
-def test_weights_invalid(impl, bad):
-    _raises(impl, "weights", f"schedule_drr([Request(1, 'a', 0, 1)], {bad!r}, 1)",
-            [impl.Request(1, "a", 0, 1)], bad, 1)
 
 
 @pytest.mark.level(1)
@@ -462,31 +437,20 @@ def test_quantum_invalid(impl, bad):
 
 @pytest.mark.level(1)
 @pytest.mark.points(3)
-@pytest.mark.edge("two broken rules at once: the prompt's order decides (fields, duplicates, weights, tenant, quantum)")
-@pytest.mark.parametrize("which", ["id-cost", "id-tenant", "id-arrival", "tenant-cost", "item-before-coverage",
-                                   "tenant-arrival", "arrival-cost", "cost3-dup4", "dup2-arrival5",
-                                   "request-weights", "weights-tenant", "tenant-quantum", "weights-quantum",
-                                   "request-quantum", "late-item"])
+@pytest.mark.edge("two broken rules at once: the prompt's order decides (fields item by item, then tenant, then quantum)")
+@pytest.mark.parametrize("which", ["item-before-coverage", "arrival-cost", "cost1-arrival2", "cost-tenant-same-item",
+                                   "tenant-quantum", "request-quantum", "late-item", "late-tenant"])
 def test_validation_order_pairs(impl, which):
     R = impl.Request
-    ok = [R(1, "a", 0, 1)]
     cases = {
-        "id-cost": ("id", ([R(-1, "a", 0, 0)], {"a": 1}, 1)),
-        "id-tenant": ("id", ([R(True, None, 0, 1)], {"a": 1}, 1)),
-        "id-arrival": ("id", ([R("1", "a", -1, 1)], {"a": 1}, 1)),
-        "tenant-cost": ("tenant", ([R(1, 7, 0, -1)], {"a": 1}, 1)),
         "item-before-coverage": ("cost", ([R(1, "zz", 0, 1), R(2, "a", 0, 0)], {"a": 1}, 1)),
-        "tenant-arrival": ("tenant", ([R(1, "", -1, 1)], {"a": 1}, 1)),
         "arrival-cost": ("arrival", ([R(1, "a", None, None)], {"a": 1}, 1)),
-        "cost3-dup4": ("cost", ([R(1, "a", 0, 1), R(2, "a", 0, 1), R(3, "a", 0, 0), R(1, "a", 0, 1)], {"a": 1}, 1)),
-        "dup2-arrival5": ("id", ([R(1, "a", 0, 1), R(1, "a", 0, 1), R(3, "a", 0, 1), R(4, "a", 0, 1),
-                                  R(5, "a", -4, 1)], {"a": 1}, 1)),
-        "request-weights": ("cost", ([R(1, "a", 0, 0)], {"a": 0}, 1)),
-        "weights-tenant": ("weights", ([R(1, "zz", 0, 1)], {"a": 0}, 1)),
+        "cost1-arrival2": ("cost", ([R(1, "a", 0, 0), R(2, "a", -1, 1)], {"a": 1}, 1)),
+        "cost-tenant-same-item": ("cost", ([R(1, "zz", 0, -1)], {"a": 1}, 1)),
         "tenant-quantum": ("tenant", ([R(1, "zz", 0, 1)], {"a": 1}, 0)),
-        "weights-quantum": ("weights", (ok, [], 0)),
         "request-quantum": ("arrival", ([R(1, "a", -1, 1)], {"a": 1}, 0)),
         "late-item": ("cost", ([R(i, "a", i, 1) for i in range(2000)] + [R(5000, "a", 0, 2.5)], {"a": 1}, 1)),
+        "late-tenant": ("tenant", ([R(i, "a", i, 1) for i in range(2000)] + [R(5000, "zz", 0, 1)], {"a": 1}, None)),
     }
     name, args = cases[which]
     _raises(impl, name, f"schedule_drr with two broken rules ({which})", *args)

@@ -38,9 +38,9 @@ def _all_in_time(now, pending):
 
 
 def oracle(jobs):
-    """(finish, rejected, timeline) for small integer inputs."""
+    """(finish, rejected) for small integer inputs."""
     arrivals = sorted(range(len(jobs)), key=lambda i: (jobs[i].arrival, i))
-    pending, finish, rejected, units = {}, {}, {}, []
+    pending, finish, rejected = {}, {}, {}
     t, k = 0, 0
     while k < len(arrivals) or pending:
         while k < len(arrivals) and jobs[arrivals[k]].arrival == t:
@@ -57,25 +57,18 @@ def oracle(jobs):
                 rejected[job.id] = "overload"
         if pending:
             first = min(pending, key=lambda i: _edf_key(pending[i][0]))
-            units.append((t, first))
             pending[first][1] -= 1
             if pending[first][1] == 0:
                 del pending[first]
                 finish[first] = t + 1
         t += 1
-    timeline = []
-    for start, ident in units:
-        if timeline and timeline[-1][2] == ident and timeline[-1][1] == start:
-            timeline[-1] = (timeline[-1][0], start + 1, ident)
-        else:
-            timeline.append((start, start + 1, ident))
-    return finish, rejected, timeline
+    return finish, rejected
 
 
 def check_schedule(got, want, call: str) -> None:
-    """got: a Schedule; want: (finish, rejected, timeline). Field by field, type-strict."""
+    """got: a Schedule; want: (finish, rejected). Field by field, type-strict."""
     __tracebackhide__ = True
-    for name, expected in zip(("finish", "rejected", "timeline"), want, strict=True):
+    for name, expected in zip(("finish", "rejected"), want, strict=True):
         value = getattr(got, name, "<missing>")
         assert same(value, expected), f"Called {call}. Returned .{name} == {value!r}, expected {expected!r}."
 

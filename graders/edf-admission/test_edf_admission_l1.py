@@ -15,10 +15,10 @@ def _run(impl, *specs):
 
 @pytest.mark.level(1)
 @pytest.mark.points(2)
-@pytest.mark.edge("no jobs: empty finish, rejected and timeline")
+@pytest.mark.edge("no jobs: empty finish and rejected")
 def test_empty(impl):
     got = impl.schedule([])
-    check_schedule(got, ({}, {}, []), "schedule([])")
+    check_schedule(got, ({}, {}), "schedule([])")
 
 
 @pytest.mark.level(1)
@@ -26,7 +26,7 @@ def test_empty(impl):
 @pytest.mark.edge("a lone job starts at its arrival (idle before it) and finishes arrival + duration later")
 def test_single_job(impl):
     got, call = _run(impl, ("a", 7, 3, 20))
-    check_schedule(got, ({"a": 10}, {}, [(7, 10, "a")]), call)
+    check_schedule(got, ({"a": 10}, {}), call)
 
 
 @pytest.mark.level(1)
@@ -34,7 +34,7 @@ def test_single_job(impl):
 @pytest.mark.edge("arrival + duration == deadline is in time; one more unit of work is too_late")
 def test_too_late_boundary(impl):
     got, call = _run(impl, ("fits", 2, 3, 5), ("late", 10, 4, 13))
-    check_schedule(got, ({"fits": 5}, {"late": "too_late"}, [(2, 5, "fits")]), call)
+    check_schedule(got, ({"fits": 5}, {"late": "too_late"}), call)
 
 
 @pytest.mark.level(1)
@@ -42,7 +42,7 @@ def test_too_late_boundary(impl):
 @pytest.mark.edge("a deadline before the arrival is valid input: the job is too_late")
 def test_deadline_before_arrival(impl):
     got, call = _run(impl, ("a", 9, 1, 4))
-    check_schedule(got, ({}, {"a": "too_late"}, []), call)
+    check_schedule(got, ({}, {"a": "too_late"}), call)
 
 
 @pytest.mark.level(1)
@@ -50,7 +50,7 @@ def test_deadline_before_arrival(impl):
 @pytest.mark.edge("too_late is decided before overload: a job that cannot finish alone is too_late even on a busy server")
 def test_too_late_before_overload(impl):
     got, call = _run(impl, ("busy", 0, 10, 10), ("x", 1, 5, 5))
-    check_schedule(got, ({"busy": 10}, {"x": "too_late"}, [(0, 10, "busy")]), call)
+    check_schedule(got, ({"busy": 10}, {"x": "too_late"}), call)
 
 
 @pytest.mark.level(1)
@@ -58,7 +58,7 @@ def test_too_late_before_overload(impl):
 @pytest.mark.edge("overload: the new job itself would finish after its deadline behind earlier-deadline work")
 def test_overload_new_job_late(impl):
     got, call = _run(impl, ("a", 0, 5, 6), ("b", 1, 2, 6))
-    check_schedule(got, ({"a": 5}, {"b": "overload"}, [(0, 5, "a")]), call)
+    check_schedule(got, ({"a": 5}, {"b": "overload"}), call)
 
 
 @pytest.mark.level(1)
@@ -66,7 +66,7 @@ def test_overload_new_job_late(impl):
 @pytest.mark.edge("overload: the new job would be in time, but an admitted job with a later deadline would be late")
 def test_overload_admitted_job_late(impl):
     got, call = _run(impl, ("a", 0, 6, 8), ("b", 2, 3, 5))
-    check_schedule(got, ({"a": 6}, {"b": "overload"}, [(0, 6, "a")]), call)
+    check_schedule(got, ({"a": 6}, {"b": "overload"}), call)
 
 
 @pytest.mark.level(1)
@@ -74,7 +74,7 @@ def test_overload_admitted_job_late(impl):
 @pytest.mark.edge("an admitted job finishing exactly at its deadline after the new one is still in time")
 def test_admitted_exactly_at_deadline(impl):
     got, call = _run(impl, ("a", 0, 6, 9), ("b", 2, 3, 5))
-    check_schedule(got, ({"a": 9, "b": 5}, {}, [(0, 2, "a"), (2, 5, "b"), (5, 9, "a")]), call)
+    check_schedule(got, ({"a": 9, "b": 5}, {}), call)
 
 
 @pytest.mark.level(1)
@@ -82,7 +82,7 @@ def test_admitted_exactly_at_deadline(impl):
 @pytest.mark.edge("admission counts the work an admitted job has left at the arrival, not its whole duration")
 def test_admission_uses_work_left(impl):
     got, call = _run(impl, ("a", 0, 10, 20), ("b", 5, 10, 15))
-    check_schedule(got, ({"a": 20, "b": 15}, {}, [(0, 5, "a"), (5, 15, "b"), (15, 20, "a")]), call)
+    check_schedule(got, ({"a": 20, "b": 15}, {}), call)
 
 
 @pytest.mark.level(1)
@@ -90,15 +90,15 @@ def test_admission_uses_work_left(impl):
 @pytest.mark.edge("admission counts from the arrival time, not from when the server last started a job")
 def test_admission_counts_from_now(impl):
     got, call = _run(impl, ("a", 0, 2, 2), ("b", 6, 3, 9))
-    check_schedule(got, ({"a": 2, "b": 9}, {}, [(0, 2, "a"), (6, 9, "b")]), call)
+    check_schedule(got, ({"a": 2, "b": 9}, {}), call)
 
 
 @pytest.mark.level(1)
 @pytest.mark.points(2)
-@pytest.mark.edge("a rejected job changes nothing: the running job keeps one timeline entry")
+@pytest.mark.edge("a rejected job changes nothing: the running job finishes as if it had not arrived")
 def test_rejected_changes_nothing(impl):
     got, call = _run(impl, ("a", 0, 6, 6), ("b", 3, 1, 3), ("c", 3, 2, 7))
-    check_schedule(got, ({"a": 6}, {"b": "too_late", "c": "overload"}, [(0, 6, "a")]), call)
+    check_schedule(got, ({"a": 6}, {"b": "too_late", "c": "overload"}), call)
 
 
 # --- EDF order and preemption ----------------------------------------------------
@@ -109,15 +109,15 @@ def test_rejected_changes_nothing(impl):
 @pytest.mark.edge("an admitted job with an earlier deadline preempts the running one at once; it resumes later")
 def test_preemption(impl):
     got, call = _run(impl, ("long", 0, 5, 20), ("short", 2, 1, 4))
-    check_schedule(got, ({"long": 6, "short": 3}, {}, [(0, 2, "long"), (2, 3, "short"), (3, 6, "long")]), call)
+    check_schedule(got, ({"long": 6, "short": 3}, {}), call)
 
 
 @pytest.mark.level(1)
 @pytest.mark.points(2)
-@pytest.mark.edge("an admitted job with a later deadline waits: the running job keeps one timeline entry")
+@pytest.mark.edge("an admitted job with a later deadline waits: the running job keeps the server")
 def test_no_preemption_for_later_deadline(impl):
     got, call = _run(impl, ("a", 0, 5, 10), ("b", 2, 1, 30))
-    check_schedule(got, ({"a": 5, "b": 6}, {}, [(0, 5, "a"), (5, 6, "b")]), call)
+    check_schedule(got, ({"a": 5, "b": 6}, {}), call)
 
 
 @pytest.mark.level(1)
@@ -125,7 +125,7 @@ def test_no_preemption_for_later_deadline(impl):
 @pytest.mark.edge("an arrival with the running job's deadline does not preempt it (the running job arrived earlier)")
 def test_equal_deadline_no_preemption(impl):
     got, call = _run(impl, ("z", 0, 4, 10), ("a", 1, 2, 10))
-    check_schedule(got, ({"z": 4, "a": 6}, {}, [(0, 4, "z"), (4, 6, "a")]), call)
+    check_schedule(got, ({"z": 4, "a": 6}, {}), call)
 
 
 @pytest.mark.level(1)
@@ -133,7 +133,7 @@ def test_equal_deadline_no_preemption(impl):
 @pytest.mark.edge("equal deadlines: the earlier arrival runs first, even with a larger id and later in the list")
 def test_tie_earlier_arrival_first(impl):
     got, call = _run(impl, ("blocker", 0, 3, 3), ("a", 2, 1, 9), ("z", 1, 1, 9))
-    check_schedule(got, ({"blocker": 3, "z": 4, "a": 5}, {}, [(0, 3, "blocker"), (3, 4, "z"), (4, 5, "a")]), call)
+    check_schedule(got, ({"blocker": 3, "z": 4, "a": 5}, {}), call)
 
 
 @pytest.mark.level(1)
@@ -141,7 +141,7 @@ def test_tie_earlier_arrival_first(impl):
 @pytest.mark.edge("equal deadlines and arrivals: the smaller id runs first, even when it comes later in the list")
 def test_tie_smaller_id_first(impl):
     got, call = _run(impl, ("blocker", 0, 3, 3), ("b", 1, 1, 9), ("a", 1, 1, 9))
-    check_schedule(got, ({"blocker": 3, "a": 4, "b": 5}, {}, [(0, 3, "blocker"), (3, 4, "a"), (4, 5, "b")]), call)
+    check_schedule(got, ({"blocker": 3, "a": 4, "b": 5}, {}), call)
 
 
 @pytest.mark.level(1)
@@ -149,15 +149,15 @@ def test_tie_smaller_id_first(impl):
 @pytest.mark.edge("ids compare as strings: '10' comes before '9'")
 def test_ids_compare_as_strings(impl):
     got, call = _run(impl, ("blocker", 0, 2, 2), ("9", 1, 1, 9), ("10", 1, 1, 9))
-    check_schedule(got, ({"blocker": 2, "10": 3, "9": 4}, {}, [(0, 2, "blocker"), (2, 3, "10"), (3, 4, "9")]), call)
+    check_schedule(got, ({"blocker": 2, "10": 3, "9": 4}, {}), call)
 
 
 @pytest.mark.level(1)
 @pytest.mark.points(2)
-@pytest.mark.edge("a preempted job resumes when the preemptor finishes: a new timeline entry; two preemptions, three entries")
+@pytest.mark.edge("a preempted job resumes when the preemptor finishes, twice over")
 def test_two_preemptions(impl):
     got, call = _run(impl, ("a", 0, 6, 30), ("b", 1, 1, 3), ("c", 4, 1, 6))
-    want = ({"a": 8, "b": 2, "c": 5}, {}, [(0, 1, "a"), (1, 2, "b"), (2, 4, "a"), (4, 5, "c"), (5, 8, "a")])
+    want = ({"a": 8, "b": 2, "c": 5}, {})
     check_schedule(got, want, call)
 
 
@@ -166,7 +166,7 @@ def test_two_preemptions(impl):
 @pytest.mark.edge("a job preempted by a job that is itself preempted: a stack of three")
 def test_nested_preemption(impl):
     got, call = _run(impl, ("a", 0, 4, 40), ("b", 1, 4, 20), ("c", 2, 1, 4))
-    want = ({"a": 9, "b": 6, "c": 3}, {}, [(0, 1, "a"), (1, 2, "b"), (2, 3, "c"), (3, 6, "b"), (6, 9, "a")])
+    want = ({"a": 9, "b": 6, "c": 3}, {})
     check_schedule(got, want, call)
 
 
@@ -178,7 +178,7 @@ def test_nested_preemption(impl):
 @pytest.mark.edge("jobs arriving together are decided in list order, not by id or deadline: the first one takes the room")
 def test_same_instant_list_order(impl):
     got, call = _run(impl, ("z", 0, 3, 5), ("a", 0, 3, 4))
-    check_schedule(got, ({"z": 3}, {"a": "overload"}, [(0, 3, "z")]), call)
+    check_schedule(got, ({"z": 3}, {"a": "overload"}), call)
 
 
 @pytest.mark.level(1)
@@ -186,7 +186,7 @@ def test_same_instant_list_order(impl):
 @pytest.mark.edge("a job arriving together with others sees the ones admitted before it at that instant")
 def test_same_instant_sees_earlier_admissions(impl):
     got, call = _run(impl, ("a", 4, 2, 6), ("b", 4, 2, 8), ("c", 4, 1, 8))
-    check_schedule(got, ({"a": 6, "b": 8}, {"c": "overload"}, [(4, 6, "a"), (6, 8, "b")]), call)
+    check_schedule(got, ({"a": 6, "b": 8}, {"c": "overload"}), call)
 
 
 @pytest.mark.level(1)
@@ -194,7 +194,7 @@ def test_same_instant_sees_earlier_admissions(impl):
 @pytest.mark.edge("a job whose work ends at t has finished when a job arrives at t: no stale work is counted")
 def test_finish_before_arrival_same_instant(impl):
     got, call = _run(impl, ("a", 0, 3, 3), ("b", 3, 2, 5))
-    check_schedule(got, ({"a": 3, "b": 5}, {}, [(0, 3, "a"), (3, 5, "b")]), call)
+    check_schedule(got, ({"a": 3, "b": 5}, {}), call)
 
 
 @pytest.mark.level(1)
@@ -202,7 +202,7 @@ def test_finish_before_arrival_same_instant(impl):
 @pytest.mark.edge("the input list is in any order: jobs are considered by arrival")
 def test_unsorted_input(impl):
     got, call = _run(impl, ("late", 5, 1, 6), ("early", 0, 2, 3))
-    check_schedule(got, ({"early": 2, "late": 6}, {}, [(0, 2, "early"), (5, 6, "late")]), call)
+    check_schedule(got, ({"early": 2, "late": 6}, {}), call)
 
 
 @pytest.mark.level(1)
@@ -213,7 +213,7 @@ def test_input_not_modified(impl):
     copy = list(jobs)
     got = impl.schedule(jobs)
     check([j.id for j in jobs], [j.id for j in copy], "schedule(jobs), then [j.id for j in jobs]")
-    check_schedule(got, ({"a": 2, "b": 4}, {}, [(0, 2, "a"), (3, 4, "b")]), "schedule(jobs)")
+    check_schedule(got, ({"a": 2, "b": 4}, {}), "schedule(jobs)")
 
 
 @pytest.mark.level(1)
@@ -222,7 +222,7 @@ def test_input_not_modified(impl):
 def test_exact_integers(impl):
     big = 2**62
     got, call = _run(impl, ("a", big, 2**60 + 1, big + 2**60 + 1), ("b", big, 1, big))
-    check_schedule(got, ({"a": big + 2**60 + 1}, {"b": "too_late"}, [(big, big + 2**60 + 1, "a")]), call)
+    check_schedule(got, ({"a": big + 2**60 + 1}, {"b": "too_late"}), call)
 
 
 @pytest.mark.level(1)
@@ -231,4 +231,4 @@ def test_exact_integers(impl):
 def test_exact_integers_overload(impl):
     big = 2**60
     got, call = _run(impl, ("a", 0, big, big + 1), ("b", 1, 2, big + 1))
-    check_schedule(got, ({"a": big}, {"b": "overload"}, [(0, big, "a")]), call)
+    check_schedule(got, ({"a": big}, {"b": "overload"}), call)

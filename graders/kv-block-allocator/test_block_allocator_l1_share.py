@@ -373,6 +373,18 @@ def test_inspection_bad_seq(impl, bad):
 
 @pytest.mark.level(1)
 @pytest.mark.points(1)
+@pytest.mark.edge("block_table and num_tokens of a seq_id never allocated raise KeyError, and change nothing")
+def test_inspection_not_live(impl):
+    a = _pool(impl)
+    a.allocate(1, 3)
+    expect_raise(lambda: a.block_table(0), KeyError, None, "block_table(0) with only 1 live")
+    expect_raise(lambda: a.num_tokens(2), KeyError, None, "num_tokens(2) with only 1 live")
+    check((a.block_table(1), a.num_tokens(1), a.num_free_blocks()), ([0], 3, 7),
+          "block_table(1), num_tokens(1), num_free_blocks() after the refused calls")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
 @pytest.mark.edge("block_table returns a new list each call")
 def test_block_table_copy(impl):
     a = _pool(impl)

@@ -407,8 +407,20 @@ def test_single_value(impl):
 @pytest.mark.points(2)
 @pytest.mark.edge("timestamps past 2**53 stay exact")
 def test_huge_timestamps(impl):
-    big = 2**60
+    big = 2**59  # 18 digits, like big + 9
     _check(impl, _req("a", big, {0: big + 1, 3: big + 2}, big + 9), (1, 0, 0, 0, 0, 1, 1, F(1, 3), F(1, 3)))
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("18-digit fields, the longest a line holds: the largest timestamp, and leading zeros up to 18 digits")
+def test_eighteen_digit_fields(impl):
+    top = 10**18 - 1  # 18 nines
+    lines = [f"{top - 10} a start", f"{top - 7} a token 0", f"{top - 1} a token 000000000000000003",
+             f"{top} a end", "000000000000000004 b start", "000000000000000009 b token 0",
+             "000000000000000012 b end"]
+    assert same(max(len(field) for line in lines for field in line.split(" ")), 18), "grader self-check"
+    _check(impl, lines, (2, 0, 0, 0, 0, 3, 5, F(2), F(2)))
 
 
 @pytest.mark.level(1)

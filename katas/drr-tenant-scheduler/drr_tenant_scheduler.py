@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Request:
-    id: int  # unique, >= 0
+    id: int  # unique
     tenant: str  # a key of weights
     arrival: int  # >= 0
     cost: int  # time units on the server, >= 1
@@ -40,7 +40,7 @@ def schedule_drr(requests: list[Request], weights: dict[str, int], quantum: int)
     A tenant earns quantum * weights[tenant] when its turn starts, dispatches its first request
     while cost <= deficit, and otherwise goes to the end of the active list keeping its deficit;
     an emptied queue resets the deficit to 0. Raises ValueError whose message begins with the
-    name of the first broken rule (requests, id, tenant, arrival, cost, weights, quantum).
+    name of the first broken rule (arrival, cost, tenant, quantum).
     """
     # TODO
     raise NotImplementedError

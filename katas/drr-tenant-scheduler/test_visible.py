@@ -31,3 +31,12 @@ def test_empty(impl):
 def test_unknown_tenant(impl):
     with pytest.raises(ValueError, match="^tenant"):
         impl.schedule_drr([impl.Request(1, "x", 0, 1)], {"a": 1}, 1)
+
+
+@pytest.mark.level(1)
+def test_lone_tenant_starts_new_turns(impl):
+    # alone, "a" needs three turns of 2 for cost 5, at once; it keeps 1, which pays for request 2
+    R = impl.Request
+    got = impl.schedule_drr([R(1, "a", 0, 5), R(2, "a", 0, 1), R(3, "a", 0, 1), R(4, "b", 5, 1)],
+                            {"a": 1, "b": 1}, 2)
+    assert [got.outcomes[i].start for i in (1, 2, 4, 3)] == [0, 5, 6, 7]

@@ -5,8 +5,7 @@ job is admitted on arrival only if every admitted job (itself included) can stil
 
 Example:
     schedule([Job("A", 0, 4, 10), Job("B", 1, 2, 4)])
-    -> Schedule(finish={"A": 6, "B": 3}, rejected={},
-                timeline=[(0, 1, "A"), (1, 3, "B"), (3, 6, "A")])
+    -> Schedule(finish={"A": 6, "B": 3}, rejected={})
 """
 
 from __future__ import annotations
@@ -26,14 +25,15 @@ class Job:
 class Schedule:
     finish: dict[str, int]                 # every admitted job -> the time its last unit of work ends
     rejected: dict[str, str]               # every rejected job -> "too_late" or "overload"
-    timeline: list[tuple[int, int, str]]   # (start, end, job id) stretches, in time order
 
 
 def schedule(jobs: list[Job]) -> Schedule:
     """Simulate preemptive EDF with admission control (see PROMPT.md for every rule).
 
     EDF order: (deadline, arrival, id). Jobs are considered in (arrival, list position) order.
-    Raises ValueError naming jobs, id, arrival, duration or deadline for invalid input.
+    Raises ValueError naming arrival, duration, deadline or id for invalid input: the jobs in
+    list order, each fully before the next; within a job arrival, duration, deadline, then a
+    duplicate id.
     """
     # TODO
     raise NotImplementedError

@@ -8,7 +8,10 @@ Example:
     a.allocate(1, 6)   -> [0, 1]
     a.fork(1, 2)       -> [0, 1]      (blocks 0 and 1 now have count 2)
     a.append(2)        -> (1, 2)      (block 1 is shared and not full: copied into block 2)
-    a.free(1)          -> [1]         (block 0 is still held by sequence 2)
+    a.append(1)        -> None        (block 1 now has count 1: written in place, 7 tokens)
+    a.append(1)        -> None        (8 tokens: block 1 is full)
+    a.append(1)        -> None        (9 tokens: new block 3; table [0, 1, 3])
+    a.free(1)          -> [1, 3]      (block 0 is still held by sequence 2)
 """
 
 from __future__ import annotations
@@ -58,19 +61,25 @@ class BlockAllocator:
         raise NotImplementedError
 
     def free(self, seq_id: int) -> list[int]:
-        """End the sequence. Returns the blocks whose count reached 0, in block-table order."""
+        """End the sequence. Returns the blocks whose count reached 0, in block-table order.
+
+        Raises ValueError naming seq_id (not an int >= 0), then KeyError (not live)."""
         # TODO
         raise NotImplementedError
 
     # --- inspection: these change nothing ----------------------------------------
 
     def block_table(self, seq_id: int) -> list[int]:
-        """A new list of the sequence's block ids, in order."""
+        """A new list of the sequence's block ids, in order.
+
+        Raises ValueError naming seq_id (not an int >= 0), then KeyError (not live)."""
         # TODO
         raise NotImplementedError
 
     def num_tokens(self, seq_id: int) -> int:
-        """The sequence's number of tokens."""
+        """The sequence's number of tokens.
+
+        Raises ValueError naming seq_id (not an int >= 0), then KeyError (not live)."""
         # TODO
         raise NotImplementedError
 
