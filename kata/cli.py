@@ -765,6 +765,29 @@ def watch(
 
 @app.command()
 @handled
+def serve(
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="Listen on this port (default: a free one)."),
+    no_browser: bool = typer.Option(False, "--no-browser", help="Print the address; open no browser."),
+) -> None:
+    """The session's screen in your browser, on this machine only.
+
+    A web server on 127.0.0.1 with a random token in its address: the prompt, an editor on your
+    workspace file, Run, Submit, hints and the clock; then the review and your progress charts.
+    It edits the same files and records in the same store as the other commands. Ctrl-C stops it."""
+    from kata import serve as server
+
+    why = server.missing()
+    if why:
+        fail(why)
+    wb = workbook()
+    try:
+        server.serve(wb, port, open_browser=not no_browser, say=lambda line: say(line, markup=False))
+    except server.PortError as exc:
+        fail(str(exc))
+
+
+@app.command()
+@handled
 def hint(slug: str | None = typer.Argument(None, help="The kata (default: the live session's only one).",
                                               autocompletion=complete_slug)) -> None:
     """Reveal the kata's next hint (recorded; it costs no points)."""
