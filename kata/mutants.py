@@ -129,7 +129,7 @@ def run_mutants(kata: Kata, workers: int = 2, keep: Path | None = None) -> Mutat
     command = _mutmut()
     if not kata.solution.is_file() or not kata.grader.is_dir():
         raise CatalogError(f"{kata.slug}: mutation testing needs solutions/ and graders/ for the kata")
-    tmp = Path(tempfile.mkdtemp(prefix=f"kata-mutants-{kata.slug}-"))
+    tmp = Path(tempfile.mkdtemp(prefix=f"kata-mutants-{os.getpid()}-{kata.slug}-"))  # swept if this process dies
     try:
         _project(kata, tmp)
         env = dict(os.environ)

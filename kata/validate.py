@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import ast
+import os
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -183,7 +184,7 @@ def _prepare(wb: Workbook, slug: str, limits: Limits) -> tuple[KataReport, Kata 
 
     from kata import zoo
 
-    zoo_dir = Path(tempfile.mkdtemp(prefix=f"kata-zoo-{slug}-"))
+    zoo_dir = Path(tempfile.mkdtemp(prefix=f"kata-zoo-{os.getpid()}-{slug}-"))  # swept if this process dies
     made, report.zoo_errors = zoo.materialise(kata, zoo_dir)
     report.zoo_dir = zoo_dir
     report.zoo_names = {bug.resolve(): patch.name for bug, patch in made.items()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -149,3 +150,24 @@ def test_starting_a_kata_again_can_go_on_with_your_file_archived_either_way(fixt
     kata("start", "adder", "--yes")  # without --keep-file: a fresh stub, the work archived
     assert mine.read_text() != work
     assert sum(p.read_text() == work for p in (isolated_state / ".kata" / "archive").rglob("adder.py")) == 2
+
+
+def test_folders_of_a_killed_run_are_swept_by_the_next(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+    import tempfile
+
+    from kata import manifest, validate
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead = int(gone.stdout)  # a process that has ended
+    left = [tmp_path / f"kata-{kind}-{dead}-{rest}" for kind, rest in
+            (("grade", "abc"), ("zoo", "lru-kv-cache-x1y2"), ("mutants", "adder-z9"))]
+    for folder in left:
+        folder.mkdir()
+    mine = tmp_path / f"kata-zoo-{os.getpid()}-adder-q"
+    mine.mkdir()
+    assert sorted(manifest.sweep_stale_folders()) == sorted(left) and mine.is_dir()
+    assert "kata-zoo-{os.getpid()}-" in Path(validate.__file__).read_text()  # named to be swept
