@@ -985,6 +985,7 @@ class KataProgress:
     fastest: dict[int, float]  # level -> fewest seconds into a session it took to pass
     other_suite: list[int] = field(default_factory=list)  # sessions whose score came from another suite
     hunts: list[dict] = field(default_factory=list)  # {session, verdict, points_earned, points_possible}
+    best_graded: float = 0.0  # the most points any hidden submission was graded on (its levels')
 
 
 def progress(wb: Workbook) -> list[KataProgress]:
@@ -1015,8 +1016,9 @@ def progress(wb: Workbook) -> list[KataProgress]:
                 took = at - s.started_at
                 if at <= s.cutoff() and (lv not in fastest or took < fastest[lv]):
                     fastest[lv] = round(took, 1)
-        rows.append(KataProgress(kata, per_session, best.get(kata.slug, (0.0, 0))[0],
-                                 dict(sorted(fastest.items())), other, hunts))
+        earned, graded = best.get(kata.slug, (0.0, 0))
+        rows.append(KataProgress(kata, per_session, earned, dict(sorted(fastest.items())), other, hunts,
+                                 float(graded)))
     return rows
 
 

@@ -341,6 +341,9 @@ def progress_lines(rows) -> None:
         filled = round(20 * r.best / possible)
         bar = ("#" if plain else "█") * filled + ("." if plain else "░") * (20 - filled)
         line = f"{r.kata.slug:<{width}}  {bar} {r.best:g}/{possible}"
+        graded = getattr(r, "best_graded", 0)
+        if 0 < graded < possible:  # an exam question grades some levels: say so, as status does
+            line += f" (of {graded:g} graded)"
         if r.per_session:
             spark = "".join(SPARKS[min(7, round(7 * pts / possible))] if not plain else
                             str(min(9, int(10 * pts / possible))) for _, pts in r.per_session)

@@ -171,3 +171,12 @@ def test_folders_of_a_killed_run_are_swept_by_the_next(tmp_path, monkeypatch):
     mine.mkdir()
     assert sorted(manifest.sweep_stale_folders()) == sorted(left) and mine.is_dir()
     assert "kata-zoo-{os.getpid()}-" in Path(validate.__file__).read_text()  # named to be swept
+
+
+def test_progress_says_how_many_points_a_partial_grading_was_out_of(fixture_workbook, isolated_state):
+    kata("start", "oa", "--yes")  # level 1 of the adder: 10 of its 30 points
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", isolated_state / "workspace" / "adder.py")
+    kata("submit", "adder")
+    assert "hidden 10/10 pts" in kata("status").output
+    line = next(ln for ln in kata("progress").output.splitlines() if ln.startswith("adder"))
+    assert "10/30 (of 10 graded)" in line, line
