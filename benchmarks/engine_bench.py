@@ -4,6 +4,8 @@
     python benchmarks/engine_bench.py --quick       # smaller traces, fewer repeats (~1 minute)
     python benchmarks/engine_bench.py --out bench-results/engine.json
     python benchmarks/readme_figures.py --write      # README's figures from that JSON
+    python benchmarks/engine_bench.py --simulated-only benchmarks/results/engine.json
+                                                    # after a cost-model change: 3-5 only
 
 Each figure is measured side by side with its baseline in the same run, on the same data:
 
@@ -282,16 +284,25 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (< 20 s)")
     parser.add_argument("--out", default="bench-results/engine.json", help="JSON output path")
+    parser.add_argument("--simulated-only", metavar="RUN",
+                        help="rerun only the simulated figures (3-5) into a copy of RUN, a kept "
+                             "run's JSON whose machine figures stay: what a cost-model change moves")
     args = parser.parse_args(argv)
     q = args.quick
-    results = {"quick": q, "date": time.strftime("%Y-%m-%d", time.gmtime()), "machine": dict(
-        cpu=cpu_model(), python=platform.python_version(), numpy=np.__version__,
-        cpus=os.cpu_count(),
-        load_average=list(os.getloadavg()), calibration_cpu_s=calibration(),
-        blas_threads=os.environ.get("OPENBLAS_NUM_THREADS"))}
-    for name, fn in (("attention", bench_attention), ("waste", bench_waste),
-                     ("static_vs_continuous", bench_static), ("prefix_caching", bench_prefix),
-                     ("sim_speed", bench_sim_speed)):
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    benches = [("attention", bench_attention), ("waste", bench_waste),
+               ("static_vs_continuous", bench_static), ("prefix_caching", bench_prefix),
+               ("sim_speed", bench_sim_speed)]
+    if args.simulated_only:
+        results = json.loads(Path(args.simulated_only).read_text())
+        q, results["simulated_date"], benches = results["quick"], today, benches[1:4]
+    else:
+        results = {"quick": q, "date": today, "machine": dict(
+            cpu=cpu_model(), python=platform.python_version(), numpy=np.__version__,
+            cpus=os.cpu_count(),
+            load_average=list(os.getloadavg()), calibration_cpu_s=calibration(),
+            blas_threads=os.environ.get("OPENBLAS_NUM_THREADS"))}
+    for name, fn in benches:
         start = time.perf_counter()
         results[name] = fn(q)
         results[name]["bench_seconds"] = time.perf_counter() - start

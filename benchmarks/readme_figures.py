@@ -42,6 +42,8 @@ def render(r: dict) -> str:
         "`python benchmarks/readme_figures.py --write` (the run is kept in `benchmarks/results/`).",
         "Simulated figures come from the cost model and are the same on any machine; the attention",
         "ratios and the simulation's run time depend on the machine and its load.",
+        *([f"The simulated figures were rerun on {r['simulated_date']} after a change to the cost "
+           "model (`--simulated-only`)."] if r.get("simulated_date") else []),
         "",
         "| figure | measured | goal |",
         "|---|---|---|",

@@ -68,7 +68,8 @@ class ModelConfig:
 
     The default is the tiny model that `model.py` actually runs: 2 layers, 4 query heads sharing
     2 KV heads, byte vocabulary. `MODEL_PRESETS` also holds real shapes (e.g. "llama-3-8b") that
-    are only ever *charged for* by the cost model, never computed.
+    the cost model charges for; "llama-3.2-1b" is also computed, with seeded random weights, on
+    the torch backend (on a GPU: a decode step at a realistic size).
     """
 
     vocab_size: int = BYTE_VOCAB_SIZE
@@ -123,6 +124,12 @@ MODEL_PRESETS: dict[str, ModelConfig] = {  # name -> shape
                                num_kv_heads=8, head_dim=128, intermediate_size=28672,
                                max_model_len=8192, rope_theta=500000.0, dtype="float32",
                                dtype_bytes=2),
+    # computable on the torch backend (weights drawn on the device, torch_model.SeededWeights);
+    # an untied LM head (1.50e9 parameters; the released model ties it: 1.24e9), no RoPE scaling
+    "llama-3.2-1b": ModelConfig(vocab_size=128256, hidden_size=2048, num_layers=16, num_heads=32,
+                                num_kv_heads=8, head_dim=64, intermediate_size=8192,
+                                max_model_len=131072, rope_theta=500000.0, dtype="float32",
+                                dtype_bytes=2),
 }
 
 

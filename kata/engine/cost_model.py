@@ -4,9 +4,13 @@ A transformer step is limited either by arithmetic or by memory traffic (the roo
 
     time = max(FLOPs / (peak FLOP/s * mfu), bytes / (HBM bandwidth * mbu)) + swap bytes / host link
 
+mfu = 0.6; mbu = 0.7, the share of its HBM peak a measured 7B-shaped decode reached on an H200
+(a memory-bound step never streams at the datasheet's peak).
+
 With tensor parallelism over `tp_size` GPUs each GPU does 1/tp of the FLOPs and moves 1/tp of
 the bytes (weights and KV heads are split), and every layer adds two ring all-reduces of the
 step's activations over the interconnect (kata/engine/parallel.py), not overlapped with compute.
+NVLink runs at the card's own figure (`link_on`: 300 GB/s each way on an A100, 450 on an H100).
 
 FLOPs: 2 per weight per token (the matmuls), plus attention's 4 * num_heads * head_dim per
 (query, key) pair per layer, plus the LM head for rows that are sampled.
@@ -18,7 +22,7 @@ is the whole reason batching helps decode. Charging time this way makes TTFT, TP
 throughput deterministic and independent of the CPU running the simulation.
 
     cm = CostModel(HARDWARE["H100"], MODEL_PRESETS["llama-3-8b"])
-    cm.step_time(batch)           -> 0.0061   (seconds; one decode step of 32 sequences)
+    cm.step_time(batch)           -> 0.0070   (seconds; one decode step of 32 sequences)
 
 What it leaves out: kernel launch and CPU overheads, pipeline parallelism, activation traffic,
 and efficiency that varies with shape (mfu and mbu are constants).
@@ -27,6 +31,7 @@ and efficiency that varies with shape (mfu and mbu are constants).
 from __future__ import annotations
 
 
+import dataclasses
 from fractions import Fraction
 
 from kata.engine.config import ModelConfig, weight_bytes
@@ -34,17 +39,28 @@ from kata.engine.hardware import HARDWARE, HardwareProfile  # noqa: F401 - re-ex
 from kata.engine.parallel import INTERCONNECTS, Interconnect, tp_layer_comm_time
 
 
+def link_on(hardware: HardwareProfile, name: str) -> Interconnect:
+    """INTERCONNECTS[name] between two of these GPUs: NVLink at the card's own bandwidth.
+    Example: link_on(HARDWARE["A100"], "nvlink").bandwidth -> 300e9; "network" is the same
+    everywhere."""
+    link = INTERCONNECTS[name]
+    if name == "nvlink" and hardware.nvlink_bandwidth is not None:
+        return dataclasses.replace(link, bandwidth=hardware.nvlink_bandwidth)
+    return link
+
+
 class CostModel:
     def __init__(self, hardware: HardwareProfile, model: ModelConfig, block_size: int = 16,
-                 mfu: float = 0.6, mbu: float = 0.8, tp_size: int = 1,
-                 interconnect: Interconnect = INTERCONNECTS["nvlink"],
+                 mfu: float = 0.6, mbu: float = 0.7, tp_size: int = 1,
+                 interconnect: Interconnect | None = None,  # default: link_on(hardware, "nvlink")
                  weight_bits: int = 16) -> None:
         if not (0 < mfu <= 1 and 0 < mbu <= 1):
             raise ValueError(f"mfu and mbu must be in (0, 1], got {mfu}, {mbu}")
         if tp_size < 1:
             raise ValueError(f"tp_size must be >= 1, got {tp_size}")
         self.hardware, self.model = hardware, model
-        self.tp_size, self.interconnect = tp_size, interconnect
+        self.tp_size = tp_size
+        self.interconnect = link_on(hardware, "nvlink") if interconnect is None else interconnect
         m = model
         embed = m.vocab_size * m.hidden_size
         self.linear_params = m.num_params - 2 * embed  # transformer blocks only
@@ -98,7 +114,8 @@ def num_blocks_that_fit(hardware: HardwareProfile, model: ModelConfig, block_siz
 
         blocks = (floor(memory_bytes * tp * 9 / 10) - weight_bytes) // (block_size * kv_bytes_per_token)
 
-    Example: H100 (80 GB), llama-3-8b bf16 (16 GB of weights), block 16 -> 26,674 blocks.
+    Example: H100 (85,520,809,984 bytes), llama-3-8b bf16 (16 GB of weights), block 16 ->
+    29,043 blocks.
     """
     share = Fraction(repr(gpu_memory_utilization))
     usable = int(hardware.memory_bytes) * tp_size * share.numerator // share.denominator

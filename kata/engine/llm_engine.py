@@ -31,9 +31,8 @@ import numpy as np
 from kata.engine.attention import AttentionMetadata, PrefillChunk
 from kata.engine.block_manager import BlockManager
 from kata.engine.config import MODEL_PRESETS, EngineConfig
-from kata.engine.cost_model import HARDWARE, CostModel
+from kata.engine.cost_model import HARDWARE, CostModel, link_on
 from kata.engine.kv_cache import KVCache
-from kata.engine.parallel import INTERCONNECTS
 from kata.engine.metrics import Metrics, MetricsRecorder, summarize
 from kata.engine.model import TinyModel, encode
 from kata.engine.outputs import RequestOutput, RunResult, generate, make_output
@@ -63,7 +62,7 @@ class LLMEngine:
                                        track_decodes=c.compute)
         self.cost_model = CostModel(HARDWARE[c.hardware], MODEL_PRESETS[c.cost_model],
                                     c.cache.block_size, tp_size=c.tensor_parallel_size,
-                                    interconnect=INTERCONNECTS[c.interconnect],
+                                    interconnect=link_on(HARDWARE[c.hardware], c.interconnect),
                                     weight_bits=c.weight_bits)
         self.recorder = MetricsRecorder()
         self.clock = 0.0  # simulated seconds
@@ -87,7 +86,7 @@ class LLMEngine:
             from kata.engine.backends.torch_backend import TorchKVCache
             from kata.engine.backends.torch_model import TorchModel
 
-            self.model = TorchModel(TinyModel(m), device=c.device, dtype=dtype)
+            self.model = TorchModel.for_config(m, device=c.device, dtype=dtype)
             self.kv_cache = TorchKVCache(*args, dtype=dtype, device=c.device,
                                          num_host_blocks=cache.num_host_blocks)
         else:

@@ -21,7 +21,7 @@ tokens the run produced:
     memory_math(Deployment("llama-3-8b", "H100", 16, 1, 2, 256, 4096, True, 16, "recompute",
                            "least-outstanding-tokens"), max_seq_len=2560)
         -> MemoryMath(weight_bytes=16060522496, kv_bytes_per_token=131072,
-                      kv_pool_blocks=26674, max_concurrent_seqs=166)
+                      kv_pool_blocks=29043, max_concurrent_seqs=181)
 """
 
 from __future__ import annotations

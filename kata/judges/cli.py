@@ -32,6 +32,8 @@ WORKLOADS = ("chat", "bursty", "shared-prefix")  # (engine.workloads.WORKLOADS, 
 HARDWARE = ("A10G", "A100", "H100", "H200")
 INTERCONNECTS = ("nvlink", "network", "pcie")  # (engine.parallel.INTERCONNECTS)
 POLICIES = ("fcfs", "priority")  # (engine.policy.POLICIES)
+MODELS = ("tiny", "llama-3.2-1b")  # the computable engine.config.MODEL_PRESETS
+DTYPES = ("auto", "float32", "bfloat16", "float16")  # (engine.config.DTYPES, float64 aside)
 
 
 # --- shared helpers (numpy/rich imported lazily through these) --------------------------------
@@ -40,12 +42,18 @@ POLICIES = ("fcfs", "priority")  # (engine.policy.POLICIES)
 def _build_config(*, block_size, num_blocks, max_num_seqs, max_num_batched_tokens, hardware,
                   backend, device, compute, policy="fcfs", preemption="recompute",
                   batching="continuous", memory="paged", num_host_blocks=None,
-                  prefix_caching=True, max_model_len=4096, tp=1, interconnect="nvlink"):
-    from kata.engine.config import CacheConfig, EngineConfig, ModelConfig, SchedulerConfig
+                  prefix_caching=True, max_model_len=4096, tp=1, interconnect="nvlink",
+                  model="tiny", dtype="auto"):
+    """The EngineConfig of these options. A model other than the tiny one is also what the
+    simulated time is charged for."""
+    from dataclasses import replace
+
+    from kata.engine.config import MODEL_PRESETS, CacheConfig, EngineConfig, SchedulerConfig
 
     try:
         return EngineConfig(
-            model=ModelConfig(max_model_len=max_model_len),
+            model=replace(MODEL_PRESETS[model], max_model_len=max_model_len), dtype=dtype,
+            cost_model="llama-3-8b" if model == "tiny" else model,
             cache=CacheConfig(block_size=block_size, num_blocks=num_blocks,
                               num_host_blocks=num_blocks if num_host_blocks is None
                               else num_host_blocks,
@@ -78,11 +86,17 @@ def _run_engine(config, trace, *, scheduler_policy=None, batcher_policy=None):
         raise
 
 
-def _check_backend(backend: str, device: str, compute: bool) -> None:
+def _check_backend(backend: str, device: str, compute: bool, model: str = "tiny",
+                   dtype: str = "auto") -> None:
     _choice("backend", backend, ("numpy", "torch"))
     _choice("device", device.split(":")[0], ("cpu", "cuda"))
+    _choice("model", model, MODELS)
+    _choice("dtype", dtype, DTYPES)
     if backend == "numpy" and device != "cpu":
         _fail("--device cuda needs --backend torch")
+    if backend == "numpy" and compute and (model != "tiny" or dtype not in ("auto", "float32")):
+        _fail(f"--model {model} --dtype {dtype} computes on the torch backend: add --backend torch "
+              "(and --device cuda for a GPU), or --no-compute")
     if backend == "torch" and compute:
         import importlib.util
 
@@ -131,8 +145,12 @@ def run(
     interconnect: str = typer.Option("nvlink", help="nvlink, network or pcie: the TP group's link."),
     backend: str = typer.Option("numpy", help="numpy or torch."),
     device: str = typer.Option("cpu", help="cpu or cuda (torch backend)."),
+    model: str = typer.Option("tiny", help="tiny, or llama-3.2-1b (its real shape, seeded "
+                                           "weights; torch backend, best on a GPU)."),
+    dtype: str = typer.Option("auto", help="auto (the model's float32), float32, bfloat16 or "
+                                           "float16 (torch backend)."),
     compute: bool = typer.Option(True, "--compute/--no-compute",
-                                 help="Run the tiny model, or only simulate (no tensors)."),
+                                 help="Run the model, or only simulate (no tensors)."),
     batcher: Path = typer.Option(None, help="Your token-batcher solution, run next to the "
                                             "reference admission."),
     scheduler: Path = typer.Option(None, help="Your priority-scheduler solution, run next to "
@@ -151,7 +169,7 @@ def run(
               num_blocks=num_blocks, max_num_seqs=max_num_seqs,
               max_num_batched_tokens=max_num_batched_tokens,
               max_tokens=1 if max_tokens is None else max_tokens)
-    _check_backend(backend, device, compute)
+    _check_backend(backend, device, compute, model, dtype)
     learner = {}
     if scheduler is not None:
         learner["scheduler_policy"] = _load_plugin("scheduler", scheduler)
@@ -161,7 +179,8 @@ def run(
                            max_num_seqs=max_num_seqs,
                            max_num_batched_tokens=max_num_batched_tokens, hardware=hardware,
                            backend=backend, device=device, compute=compute, policy=policy,
-                           preemption=preemption, tp=tp, interconnect=interconnect)
+                           preemption=preemption, tp=tp, interconnect=interconnect, model=model,
+                           dtype=dtype)
     from kata.engine.workloads import make_workload
 
     trace = make_workload(workload, num_requests, seed=seed, rate=rate,
@@ -176,21 +195,30 @@ def run(
     stress = {}  # title -> {"reference": ..., "yours": ...}: where a plug-in's choices show
     if learner:
         results["yours"] = _run_engine(config, trace, **learner)
-        from kata.engine.scenarios import STRESS_REQUESTS, stress_scenarios
-
-        options = dict(block_size=block_size, max_num_seqs=max_num_seqs, hardware=hardware,
-                       tp=tp, interconnect=interconnect,
-                       max_num_batched_tokens=max_num_batched_tokens, backend=backend,
-                       device=device, policy=policy, preemption=preemption)
-        for title, overrides, name, at in stress_scenarios(workload, rate):
-            cfg = _build_config(**{**options, **overrides})
-            t = make_workload(name, STRESS_REQUESTS, seed=seed, rate=at,
-                              max_model_len=cfg.model.max_model_len, with_token_ids=True)
-            stress[title] = {"reference": _run_engine(cfg, t), "yours": _run_engine(cfg, t, **learner)}
-    mode = "tiny model computed" if compute else "simulated, no tensors"
+        stress = _stress_runs(workload, rate, seed, learner, dict(
+            block_size=block_size, max_num_seqs=max_num_seqs, hardware=hardware, tp=tp,
+            interconnect=interconnect, max_num_batched_tokens=max_num_batched_tokens,
+            backend=backend, device=device, policy=policy, preemption=preemption, model=model,
+            dtype=dtype))
+    mode = f"{model} model computed" if compute else "simulated, no tensors"
     where = hardware if tp == 1 else f"{tp}x {hardware} over {interconnect}"
     _report_run(results, stress, as_json, f"{workload}, {num_requests} requests at {rate:g}/s on "
                 f"{where} ({mode}, {backend}); {num_blocks} blocks of {block_size}, policy {policy}")
+
+
+def _stress_runs(workload: str, rate: float, seed: int, learner: dict, options: dict) -> dict:
+    """The stress traces (memory pressure, a burst), each run with the reference and the
+    learner's policy: title -> {"reference": RunResult, "yours": RunResult}."""
+    from kata.engine.scenarios import STRESS_REQUESTS, stress_scenarios
+    from kata.engine.workloads import make_workload
+
+    stress = {}
+    for title, overrides, name, at in stress_scenarios(workload, rate):
+        cfg = _build_config(**{**options, **overrides})
+        t = make_workload(name, STRESS_REQUESTS, seed=seed, rate=at,
+                          max_model_len=cfg.model.max_model_len, with_token_ids=True)
+        stress[title] = {"reference": _run_engine(cfg, t), "yours": _run_engine(cfg, t, **learner)}
+    return stress
 
 
 def _report_run(results: dict, stress: dict, as_json: bool, header: str) -> None:

@@ -42,6 +42,9 @@ def test_the_clis_choice_lists_mirror_the_engine():
 
     assert cli.HARDWARE == tuple(HARDWARE) and cli.INTERCONNECTS == tuple(INTERCONNECTS)
     assert cli.WORKLOADS == tuple(WORKLOADS) and cli.POLICIES == tuple(POLICIES)
+    from kata.engine.config import DTYPES, MODEL_PRESETS
+
+    assert set(cli.MODELS) <= set(MODEL_PRESETS) and set(cli.DTYPES) <= set(DTYPES)
 
 
 def test_run_prints_metrics_and_a_kv_chart():
@@ -76,6 +79,16 @@ def test_tp_over_a_network_hop_loses_most_of_the_nvlink_speedup():
     assert "8x H100 over nvlink" in result.output
 
 
+def test_a_real_shape_is_charged_for_itself_when_only_simulated():
+    """--model llama-3.2-1b --no-compute: the cost model charges the 1B shape, not llama-3-8b."""
+    tpot = {}
+    for model in ("tiny", "llama-3.2-1b"):
+        result = invoke("run", *FAST, "--model", model, "--json")
+        assert result.exit_code == 0, result.output
+        tpot[model] = json.loads(result.output)["reference"]["tpot_p50"]
+    assert tpot["llama-3.2-1b"] < tpot["tiny"] / 3  # 1.5e9 parameters to read, not 8e9
+
+
 def test_compare_shows_the_three_systems_side_by_side():
     result = invoke("compare", "--num-requests", "60", "--json")
     assert result.exit_code == 0, result.output
@@ -106,6 +119,9 @@ def one_error(output: str) -> bool:
     (["run", "--tp", "0"], "--tp must be > 0"),
     (["run", "--tp", "3"], "tensor_parallel_size=3 must be an int >= 1 that divides"),
     (["run", "--interconnect", "infiniband"], "unknown interconnect 'infiniband'"),
+    (["run", "--model", "gpt-5"], "unknown model 'gpt-5'"),
+    (["run", "--model", "llama-3.2-1b"], "computes on the torch backend: add --backend torch"),
+    (["run", "--dtype", "bfloat16"], "computes on the torch backend"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = invoke(*args)

@@ -48,7 +48,9 @@ def test_the_a10g_has_pcie_and_every_gpu_a_price():
 
 
 def test_num_blocks_that_fit_is_exact_and_knows_precision():
-    assert num_blocks_that_fit(HARDWARE["H100"], LLAMA_8B, 16) == 26674
+    # the H100's memory as the driver reports it: 81,559 MiB
+    assert num_blocks_that_fit(HARDWARE["H100"], LLAMA_8B, 16) == 29043
+    assert 29043 == (85_520_809_984 * 9 // 10 - 16060522496) // (16 * 131072)
     four = num_blocks_that_fit(HARDWARE["A10G"], LLAMA_70B, 16, tp_size=2, weight_bits=4)
     assert four == (48_000_000_000 * 9 // 10 - 35276853248) // (16 * 327680) == 1511
 
@@ -89,7 +91,8 @@ def test_slo_met_goodput_and_held():
 
 def test_memory_math_matches_the_prompt():
     dep = Deployment("llama-3-8b", "H100", 16, 1, 2, **PLAN)
-    assert memory_math(dep, 2560) == MemoryMath(16060522496, 131072, 26674, 166)
+    # the prompt's example with the engine's H100 (85,520,809,984 bytes, not the prompt's 80e9)
+    assert memory_math(dep, 2560) == MemoryMath(16060522496, 131072, 29043, 181)
     a10g = Deployment("llama-3-70b", "A10G", 8, 2, 1, **PLAN)
     with pytest.raises(ValueError, match="^memory"):
         memory_math(a10g, 1536)

@@ -183,3 +183,28 @@ def test_each_step_moves_its_inputs_once_and_brings_back_only_token_ids(monkeypa
         engine.step()
         steps += 1
     assert len(moved) == 2 * steps and all(len(shape) == 1 for shape in moved[::2])
+
+
+def test_a_real_sized_shape_draws_its_weights_on_the_device(monkeypatch):
+    """Over HOST_DRAW_PARAMS parameters the weights come from torch's generator on the device
+    (the tiny shape stands in for llama-3.2-1b here): TinyModel's names, shapes and dtypes, the
+    same numbers for the same seed, and a forward that runs."""
+    from kata.engine.attention import AttentionMetadata
+    from kata.engine.backends import torch_model
+
+    config = ModelConfig(max_model_len=64)
+    from_numpy = TorchModel.for_config(config)
+    monkeypatch.setattr(torch_model, "HOST_DRAW_PARAMS", 0)
+    drawn, again = TorchModel.for_config(config), TorchModel.for_config(config)
+    for name in ("embed", "lm_head", "final_norm", "rope_cos"):
+        a, b = getattr(from_numpy, name), getattr(drawn, name)
+        assert a.shape == b.shape and a.dtype == b.dtype, name
+        assert torch.equal(b, getattr(again, name))
+    assert {k: v.shape for k, v in drawn.layers[0].items()} == {
+        k: v.shape for k, v in from_numpy.layers[0].items()}
+    assert not torch.equal(drawn.embed, from_numpy.embed)  # another stream of numbers
+    meta = AttentionMetadata(slot_mapping=np.array([3]), decode_block_tables=[[0]],
+                             decode_context_lens=[4], sample_rows=np.array([0]))
+    logits = drawn.forward(np.array([65]), np.array([3]), meta, tb.TorchKVCache(2, 4, 16, 2, 16))
+    assert logits.shape == (1, config.vocab_size) and bool(torch.isfinite(logits).all())
+    assert drawn.bytes_per_step == 4 * (config.num_params - config.vocab_size * config.hidden_size)

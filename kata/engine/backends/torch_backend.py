@@ -10,16 +10,20 @@ What a GPU wants, in order of the step:
   is one contiguous non-blocking copy, ordered with the step's kernels on the current stream.
 * attention through `torch.nn.functional.scaled_dot_product_attention` (grouped-query heads via
   `enable_gqa`, torch >= 2.5): a prefill chunk over its gathered blocks (causal when the chunk is
-  the whole context, else an explicit mask, since SDPA's causal mask is aligned top-left), and a
-  batch of decodes over a padded gather of their blocks with the padding masked. A production
-  engine reads the blocks in place with a fused paged-attention kernel instead of gathering.
+  the whole context, else an explicit mask, since SDPA's causal mask is aligned top-left). A
+  batch of decodes on CUDA, with triton installed, runs the fused paged kernel of
+  triton_attention.py, which reads the blocks in place; elsewhere (CPU, or no triton) it runs
+  SDPA over a padded gather of their blocks with the padding masked.
 
 The model (torch_model.py) computes in the same dtype; logits are sampled on the device.
-Importing this module imports torch; nothing else in the engine does.
+Importing this module imports torch; nothing else in the engine does. Triton is imported on the
+first decode on a CUDA device, never on CPU.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -168,19 +172,45 @@ def paged_prefill_attention(q, k_cache, v_cache, table: torch.Tensor, num_contex
                                 gather_kv(v_cache, table, num_kv))
 
 
+@functools.cache
+def fused_decode_attention():
+    """triton_attention.paged_decode_attention, or None where triton is not installed (or does
+    not import: the gather path serves then)."""
+    if importlib.util.find_spec("triton") is None:
+        return None
+    try:
+        from kata.engine.backends import triton_attention
+    except ImportError:
+        return None
+    return triton_attention.paged_decode_attention
+
+
 def paged_decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
                            tables, context_lens) -> torch.Tensor:
     """One query per sequence over its blocks. q (n, H, D) -> (n, H, D).
 
     tables: (n, max_blocks) device tensor (or lists of block ids); context_lens likewise.
+    On CUDA the fused kernel reads the blocks in place (float16, bfloat16, float32, with triton
+    installed); otherwise `gather_decode_attention`.
     """
-    n = q.shape[0]
-    _, bs, kh, d = k_cache.shape
     if not isinstance(tables, torch.Tensor):  # lists (tests, cuda_check): pack them
         inputs = StepInputs.build([], [], AttentionMetadata(
             np.zeros(0, np.int64), decode_block_tables=list(tables),
-            decode_context_lens=list(context_lens)), bs, q.device)
+            decode_context_lens=list(context_lens)), k_cache.shape[1], q.device)
         tables, context_lens = inputs.decode_tables, inputs.decode_lens
+    if q.device.type == "cuda" and k_cache.dtype in (torch.float16, torch.bfloat16, torch.float32):
+        fused = fused_decode_attention()
+        if fused is not None:
+            return fused(q, k_cache, v_cache, tables, context_lens)
+    return gather_decode_attention(q, k_cache, v_cache, tables, context_lens)
+
+
+def gather_decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+                            tables: torch.Tensor, context_lens: torch.Tensor) -> torch.Tensor:
+    """Each sequence's blocks gathered into a padded (n, KH, L, D) copy, then SDPA with the
+    padding masked: the CPU path (and CUDA's without triton). Tensors as StepInputs holds them."""
+    n = q.shape[0]
+    _, bs, kh, d = k_cache.shape
     span = tables.shape[1] * bs
     k = k_cache[tables].view(n, span, kh, d).transpose(1, 2)  # (n, KH, L, D)
     v = v_cache[tables].view(n, span, kh, d).transpose(1, 2)

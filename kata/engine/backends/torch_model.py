@@ -10,6 +10,11 @@ only the sampled token ids come back to the host.
     model = TorchModel(TinyModel(ModelConfig()), device="cuda", dtype="bfloat16")
     logits = model.forward(input_ids, positions, meta, kv_cache)   # (S, vocab) float32, on device
     model.sample(logits, seqs)                                      # -> [token id per row]
+
+A real-sized shape (the "llama-3.2-1b" preset: 1.5e9 parameters) would take a minute and several
+GB of host memory to draw in numpy; `TorchModel.for_config` draws such weights on the device
+instead (`SeededWeights`: the same shapes and scales from torch's generator seeded with
+config.seed, so other numbers than numpy's, and nothing to compare them with).
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ import torch
 from kata.engine.attention import AttentionMetadata
 from kata.engine.backends.torch_backend import (DTYPES, StepInputs, TorchKVCache, attend,
                                                 resolve_device, to_device)
-from kata.engine.model import TinyModel, sampling_inputs
+from kata.engine.config import ModelConfig
+from kata.engine.model import TinyModel, rope_tables, sampling_inputs
 from kata.engine.sequence import Sequence
 
 
@@ -62,23 +68,74 @@ def sample_on_device(logits: torch.Tensor, temps: torch.Tensor, top_ks: torch.Te
     return torch.where(greedy, torch.argmax(logits, dim=1), drawn)
 
 
-class TorchModel:
-    """TinyModel's forward on torch; weights copied from a numpy TinyModel, cast to dtype."""
+HOST_DRAW_PARAMS = 50_000_000  # above this many parameters, weights are drawn on the device
 
-    def __init__(self, numpy_model: TinyModel, device: str = "cpu",
+
+class SeededWeights:
+    """TinyModel's weights (same names, shapes and scales) drawn by torch on the device from
+    config.seed, in float32 and cast to `dtype` one tensor at a time: no host copy."""
+
+    def __init__(self, config: ModelConfig, device: str = "cpu", dtype: str = "float32") -> None:
+        self.config = c = config
+        dev, dt = resolve_device(device), DTYPES[dtype]
+        gen = torch.Generator(dev).manual_seed(c.seed)
+
+        def linear(fan_in: int, fan_out: int, scale: float = 1.0, out=dt) -> torch.Tensor:
+            w = torch.randn((fan_in, fan_out), generator=gen, device=dev)
+            return (w * (scale / fan_in ** 0.5)).to(out)
+
+        q_dim, kv_dim, ones = c.num_heads * c.head_dim, c.num_kv_heads * c.head_dim, torch.ones
+        self.embed = torch.randn((c.vocab_size, c.hidden_size), generator=gen, device=dev).to(dt)
+        self.layers = [dict(attn_norm=ones(c.hidden_size, device=dev, dtype=dt),
+                            wq=linear(c.hidden_size, q_dim), wk=linear(c.hidden_size, kv_dim),
+                            wv=linear(c.hidden_size, kv_dim), wo=linear(q_dim, c.hidden_size),
+                            mlp_norm=ones(c.hidden_size, device=dev, dtype=dt),
+                            w_gate=linear(c.hidden_size, c.intermediate_size),
+                            w_up=linear(c.hidden_size, c.intermediate_size),
+                            w_down=linear(c.intermediate_size, c.hidden_size))
+                       for _ in range(c.num_layers)]
+        self.final_norm = ones(c.hidden_size, device=dev)
+        self.lm_head = linear(c.hidden_size, c.vocab_size, 2.0, torch.float32)  # TinyModel's too
+        self.rope_cos, self.rope_sin = rope_tables(c)
+
+
+class TorchModel:
+    """TinyModel's forward on torch; weights copied from a numpy TinyModel (or SeededWeights),
+    cast to dtype."""
+
+    def __init__(self, numpy_model: TinyModel | SeededWeights, device: str = "cpu",
                  dtype: str = "float32") -> None:
         self.config = numpy_model.config
         self.device = resolve_device(device)
         self.dtype = DTYPES[dtype]
 
-        def t(a: np.ndarray) -> torch.Tensor:
-            return torch.as_tensor(np.ascontiguousarray(a)).to(self.device, self.dtype)
+        def t(a: np.ndarray | torch.Tensor) -> torch.Tensor:
+            if not isinstance(a, torch.Tensor):
+                a = torch.as_tensor(np.ascontiguousarray(a))
+            return a.to(self.device, self.dtype)
 
         self.embed = t(numpy_model.embed)
         self.layers = [{name: t(w) for name, w in layer.items()} for layer in numpy_model.layers]
         self.final_norm = torch.as_tensor(numpy_model.final_norm).to(self.device, torch.float32)
         self.lm_head = torch.as_tensor(numpy_model.lm_head).to(self.device, torch.float32)
         self.rope_cos, self.rope_sin = t(numpy_model.rope_cos), t(numpy_model.rope_sin)
+
+    @classmethod
+    def for_config(cls, config: ModelConfig, device: str = "cpu",
+                   dtype: str = "float32") -> TorchModel:
+        """The tiny model's weights from numpy (so both backends compute the same function);
+        a shape over HOST_DRAW_PARAMS parameters drawn on the device (SeededWeights)."""
+        if config.num_params <= HOST_DRAW_PARAMS:
+            return cls(TinyModel(config), device=device, dtype=dtype)
+        return cls(SeededWeights(config, device=device, dtype=dtype), device=device, dtype=dtype)
+
+    @property
+    def bytes_per_step(self) -> int:
+        """Weight bytes one forward reads (every weight but the embedding, of which it reads
+        only the rows of its tokens): what a decode step's roofline counts besides the KV."""
+        tensors = [w for layer in self.layers for w in layer.values()]
+        tensors += [self.final_norm, self.lm_head]
+        return sum(w.numel() * w.element_size() for w in tensors)
 
     @torch.inference_mode()
     def forward(self, input_ids: np.ndarray, positions: np.ndarray, meta: AttentionMetadata,
