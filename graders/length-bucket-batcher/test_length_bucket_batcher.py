@@ -311,6 +311,17 @@ def test_huge_integers_exact(impl):
 
 @pytest.mark.level(1)
 @pytest.mark.points(2)
+@pytest.mark.edge("the budget test is exact past 2**53: a batch one token over max_batch_tokens closes, where a float ratio rounds it to fitting")
+def test_budget_exact_past_float_precision(impl):
+    big = 2**53 + 1
+    # 2 * big is one over the budget; (2 * big - 1) / big rounds to 2.0 as a float
+    _check_run(impl, [("a", big), ("b", big)], [big], 2 * big - 1, 5,
+               ([(big, ["a"], big, big, "budget"), (big, ["b"], big, big, "end")], [],
+                [(big, 0)], 0))
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
 @pytest.mark.edge("every number in the result is an int, never a float")
 def test_numbers_are_ints(impl):
     plan = impl.plan_buckets(_reqs(impl, EXAMPLE), [4, 8], 16, 3)
@@ -434,6 +445,14 @@ def test_order_bad_tokens_before_later_duplicate(impl):
 def test_order_duplicate_before_later_bad_tokens(impl):
     reqs = _reqs(impl, [("a", 1), ("a", 1), ("c", 1), ("d", 1), ("e", -1)])
     _raises(impl, "id", "plan_buckets([a 1, a 1, c 1, d 1, e -1], [4], 4, 4)", reqs, [4], 4, 4)
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a request with both a duplicate id and bad tokens raises the tokens error: its own fields are checked before its id is compared with earlier ones")
+def test_order_within_item_tokens_before_duplicate(impl):
+    reqs = _reqs(impl, [("a", 1), ("a", 0)])
+    _raises(impl, "tokens", "plan_buckets([a 1, a 0], [4], 4, 4)", reqs, [4], 4, 4)
 
 
 @pytest.mark.level(1)

@@ -11,6 +11,8 @@ oracle (lora_memory_math_oracle.py), which uses integers only.
 from __future__ import annotations
 
 import pytest
+
+from kata.strict import same
 from lora_memory_math_oracle import (
     GIB,
     TINY,
@@ -21,6 +23,8 @@ from lora_memory_math_oracle import (
     o_kv_per_token,
     o_max_context,
     o_max_requests,
+    o_min_tp,
+    o_weight_bytes,
     show,
 )
 
@@ -66,6 +70,43 @@ def test_capacity_exact_beyond_2_53(impl):
     want = o_max_context(TINY, 3, gpu, 1, "bf16", "bf16", 1)
     check_int(impl.max_context_len(cfg, 3, gpu, 1, "bf16", "bf16", 1), want,
               f"max_context_len({show(TINY)}, 3, {gpu}, 1, 'bf16', 'bf16', 1)")
+
+
+# A request of 2**53 + 1 tokens in blocks of 2 holds 2**52 + 1 blocks; the float quotient
+# (2**53 + 1) / 2 rounds to 2**52, so math.ceil of it is one block short. On a GPU of 2**52 + 1 GiB
+# the tiny model's pool holds 2**73 + 2,096,740 blocks of 2 tokens: 2**21 - 1 such requests, not 2**21.
+HUGE_CONTEXT, HUGE_GPU = 2**53 + 1, 2**52 + 1
+
+
+@pytest.mark.level(3)
+@pytest.mark.points(1)
+@pytest.mark.edge("max_concurrent_requests rounds a context past 2**53 up to whole blocks exactly (a float ceiling is one block short)")
+def test_request_blocks_exact_beyond_2_53(impl):
+    args = (HUGE_CONTEXT, HUGE_GPU, 0, "bf16", "bf16", 2)
+    want = o_max_requests(TINY, *args)
+    assert same(want, 2**21 - 1), "grader self-check: the oracle disagrees with the figure above"
+    check_int(impl.max_concurrent_requests(cfg_of(impl), *args), want,
+              f"max_concurrent_requests({show(TINY)}, *{args!r})")
+
+
+@pytest.mark.level(4)
+@pytest.mark.points(1)
+@pytest.mark.edge("min_tp_size rounds a context past 2**53 up to whole blocks exactly (a float ceiling makes t = 1 fit)")
+def test_min_tp_blocks_exact_beyond_2_53(impl):
+    args = (2**21, HUGE_CONTEXT, HUGE_GPU, 0, "bf16", "bf16", 2)
+    want = o_min_tp(TINY, *args)
+    assert same(want, 2), "grader self-check: the oracle disagrees with t = 2"
+    check(impl.min_tp_size(cfg_of(impl), *args), want, f"min_tp_size({show(TINY)}, *{args!r})")
+
+
+@pytest.mark.level(4)
+@pytest.mark.points(1)
+@pytest.mark.edge("per_gpu_weight_bytes: a vocabulary past 2**53 gives each GPU ceil(V / t) rows exactly")
+def test_vocab_shard_exact_beyond_2_53(impl):
+    f = dict(TINY, vocab_size=2**53 + 1)  # (2**53 + 1) / 2 rounds to 2**52 as a float
+    want = o_weight_bytes(f, "bf16", 2)
+    check_int(impl.per_gpu_weight_bytes(impl.ModelConfig(**f), 2, "bf16"), want,
+              f"per_gpu_weight_bytes({show(f)}, 2, 'bf16')")
 
 
 # --- argument types --------------------------------------------------------------

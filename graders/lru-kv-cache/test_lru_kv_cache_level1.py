@@ -34,6 +34,27 @@ def test_new_cache_is_empty(impl):
 
 
 @pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("capacity and used_blocks are read-only: assigning either raises AttributeError and changes nothing")
+@pytest.mark.parametrize("name", ["capacity", "used_blocks"])
+def test_read_only_properties(impl, name):
+    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]))
+    try:
+        setattr(cache, name, 100)
+    except AttributeError:
+        pass
+    else:
+        pytest.fail(f"Assigned cache.{name} = 100 on KVBlockCache(4) holding 3 blocks: no AttributeError, "
+                    f"expected one ({name} is a read-only property).", pytrace=False)
+    got = (cache.capacity, cache.used_blocks, cache.put("c", [3, 4]), cache.keys())
+    want = (4, 3, ["a"], ["c", "b"])
+    assert same(got, want), (
+        f"After the refused assignment to {name}: (capacity, used_blocks, put('c', [3, 4]), keys()) = {got!r}, "
+        f"expected {want!r}."
+    )
+
+
+@pytest.mark.level(1)
 @pytest.mark.points(1)
 @pytest.mark.edge("capacity 0 raises ValueError naming capacity")
 def test_capacity_zero_rejected(impl):

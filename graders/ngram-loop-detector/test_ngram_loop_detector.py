@@ -210,6 +210,24 @@ def test_count_before_first_ngram(impl):
 
 
 @pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("tokens_seen is read-only: assigning to it raises AttributeError and the count stays")
+def test_tokens_seen_read_only(impl):
+    d = impl.LoopDetector(2, 5, 2)
+    d.feed([4, 5, 6])
+    try:
+        d.tokens_seen = 0
+    except AttributeError:
+        pass
+    else:
+        pytest.fail("Assigned d.tokens_seen = 0 after feeding 3 tokens: no AttributeError, expected one "
+                    "(tokens_seen is a read-only property).", pytrace=False)
+    assert same(d.tokens_seen, 3), f"tokens_seen after the rejected assignment: {d.tokens_seen!r}, expected 3."
+    got = d.feed([4, 5])
+    assert same(got, [4]), f"After feed([4, 5, 6]), feed([4, 5]) returned {got!r}, expected [4]."
+
+
+@pytest.mark.level(1)
 @pytest.mark.points(2)
 @pytest.mark.edge("count sees only n-grams wholly inside the current window")
 def test_count_window(impl):

@@ -186,6 +186,25 @@ def test_pick_victim(impl):
         assert same(got, expected), f"Called pick_victim({running}, {incoming}). Returned {got}, expected {expected}."
 
 
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("pick_victim: equally urgent running requests with the same arrival tie to the larger id, wherever it sits in the list")
+def test_pick_victim_tie_by_id_not_list_order(impl):
+    R = impl.Request
+    small, large = R(3, 5, 2, 1), R(4, 5, 2, 1)
+    for running in ([small, large], [large, small], [R(8, 1, 2, 1), small, large, R(1, 0, 1, 1)]):
+        got = impl.pick_victim(running, R(9, 6, 0, 1))
+        assert same(got, large), f"Called pick_victim({running}, Request(9, 6, 0, 1)). Returned {got}, expected {large}."
+
+
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("schedule_preemptive: a victim tie (same priority, same arrival) goes to the larger id even when it comes first in the list")
+def test_victim_tie_larger_id_listed_first(impl):
+    check(impl, [(7, 0, 2, 6), (4, 0, 2, 6), (1, 2, 0, 1)], 2,
+          {7: (0, 7, 1), 4: (0, 6, 0), 1: (2, 3, 0)})
+
+
 # --- invalid input --------------------------------------------------------------
 
 

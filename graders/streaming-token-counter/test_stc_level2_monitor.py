@@ -165,6 +165,17 @@ def test_id_remembered_for_bad_and_ignored_events(impl):
               what="replays of a ping's id and of a bad event's id")
 
 
+@pytest.mark.level(2)
+@pytest.mark.points(2)
+@pytest.mark.edge("an event that is both a replay and malformed counts as a duplicate, not as bad (step 2 before step 5)")
+def test_replayed_malformed_event_is_duplicate(impl):
+    stream = (start("r1", event_id="1") + delta("r1", "a", event_id="2")
+              + event_bytes("delta", '{"request_id": "r1", "text": 5, "ts": 0}', event_id="2")
+              + event_bytes("end", "{not json", event_id="1") + end("r1", 1, event_id="3"))
+    check_run(impl, stream, results=[("r1", "acme", 1, 1, 1)], bad=0, duplicates=2,
+              what="a stream replaying ids 2 and 1 with malformed payloads")
+
+
 # --- bad events -----------------------------------------------------------------------
 
 

@@ -79,6 +79,22 @@ def test_unaccepted_events_do_not_move_clock(impl):
 
 
 @pytest.mark.level(3)
+@pytest.mark.points(2)
+@pytest.mark.edge("an accepted delta moves the clock too, though it returns no result: a later event older than max_lateness_s before it is late")
+def test_accepted_delta_moves_clock(impl):
+    monitor = impl.UsageMonitor(window_s=10, max_lateness_s=5)
+    got = monitor.feed(start("r1", ts=0) + delta("r1", "a b", ts=20))
+    assert same(got, []), f"Fed a start at 0 and a delta at 20. feed returned {got!r}, expected []."
+    now = monitor.window_stats().now
+    assert same(now, 20), f"Accepted a start at ts 0 and a delta at ts 20. window_stats().now is {now!r}, expected 20."
+    monitor.feed(start("r2", ts=14) + end("r1", 3, ts=14.5))
+    got = (monitor.late_events, monitor.bad_events, monitor.finish())
+    assert same(got, (2, 0, ["r1"])), (
+        f"After a delta at 20 (max_lateness_s=5), a start at 14 and an end at 14.5: (late_events, bad_events, "
+        f"finish()) = {got!r}, expected (2, 0, ['r1']).")
+
+
+@pytest.mark.level(3)
 @pytest.mark.points(3)
 @pytest.mark.edge("lateness edge: ts == now - max_lateness_s is accepted; a hair older is late")
 def test_lateness_boundary(impl):

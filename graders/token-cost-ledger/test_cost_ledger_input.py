@@ -68,6 +68,24 @@ def test_prices_order_entries_first(impl):
     expect_value_error(lambda: impl.Ledger(bad), "prices", "Ledger({'a': Price(-1, ...), 'b': 'not a price'})")
 
 
+PRICE_FIELDS = ["input", "cached_input", "cache_write", "output", "long_threshold"]
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(1)
+@pytest.mark.edge("a single Price with two bad fields names the earlier one (input, cached_input, cache_write, output, long_threshold)")
+@pytest.mark.parametrize("first", range(4))
+def test_prices_order_within_one_price(impl, first):
+    a, b = PRICE_FIELDS[first], PRICE_FIELDS[first + 1]
+    fields = {"input": 0, "cached_input": 0, "cache_write": 0, "output": 0, "long_threshold": None, a: -1, b: -1}
+    call = f"Ledger({{'m': Price(**{fields!r})}})"
+    expect_value_error(lambda: impl.Ledger({"m": impl.Price(**fields)}), a, call)
+    try:
+        impl.Ledger({"m": impl.Price(**fields)})
+    except ValueError as exc:  # "input" is inside "cached_input": the later name must be absent
+        assert b not in str(exc), f"Called {call}. Raised ValueError({str(exc)!r}), expected it to name {a!r}, not {b!r}."
+
+
 @pytest.mark.level(1)
 @pytest.mark.points(1)
 @pytest.mark.edge("Prices are checked in the dict's order, fields in order: the first model's output before the second's input")

@@ -49,6 +49,19 @@ def test_now_goes_back(impl):
 
 @pytest.mark.level(1)
 @pytest.mark.points(2)
+@pytest.mark.edge("a tick that releases nothing still moves the clock: a later push or tick at an earlier now raises ValueError naming now")
+def test_now_goes_back_after_idle_tick(impl):
+    b = impl.ReorderBuffer(2, 5)
+    check(b.tick(10), [], "tick(10) on a new buffer")
+    expect_raise(lambda: b.push(0, "a", 9), ValueError, "now", "push(0, 'a', 9) after tick(10)")
+    expect_raise(lambda: b.tick(9), ValueError, "now", "tick(9) after tick(10)")
+    check(b.stats(), {"next": 0, "buffered": 0, "released": 0, "duplicates": 0, "late": 0, "lost": 0},
+          "stats() after the refused calls")
+    check(b.push(0, "a", 10), ["a"], "push(0, 'a', 10) after tick(10)")
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
 @pytest.mark.edge("a refused call does not move the clock: a later call at an earlier now still works")
 def test_refused_call_keeps_clock(impl):
     b = impl.ReorderBuffer(2, 5)
