@@ -62,6 +62,16 @@ def test_cancel_counts_whole_tokens(impl):
 
 
 @pytest.mark.points(1)
+@pytest.mark.edge("a cancelled prefill's whole tokens are an exact integer floor past 2**53, rounding neither down nor up")
+def test_cancel_tokens_exact_past_2_53(impl):
+    big = 2**60
+    for elapsed, cost in ((2**53 + 1, 1), (3 * (2**53 + 1) + 2, 3), (10**18 + 1, 1)):
+        rows = [("a", 0, big, elapsed, True), ("b", 0, 1, 0, False)]
+        want = {"a": ("refused", None, elapsed, elapsed // cost), "b": ("served", elapsed + cost, None, 1)}
+        check(run(impl, rows, cost), want, f"run_gateway([a: 2**60 tokens, classify {elapsed}, flagged; b], {cost})")
+
+
+@pytest.mark.points(1)
 @pytest.mark.edge("the engine waits for arrivals: an idle gap starts the next prefill at its arrival")
 def test_idle_gap(impl):
     rows = [("a", 0, 5, 0, False), ("b", 100, 5, 1, False)]
@@ -134,6 +144,16 @@ def test_invalid_order(impl):
     check_raises(lambda: impl.run_gateway([R("a", -1, 1, 0, False)], 0), "arrival", "run_gateway([arrival -1], 0)")
     for bad in (0, True, 1.0, None):
         check_raises(lambda: impl.run_gateway([], bad), "prefill_cost", f"run_gateway([], {bad!r})")
+
+
+@pytest.mark.points(1)
+@pytest.mark.edge("one request that repeats an id and also has a bad field of its own names the field: every field, the last included, is checked before the id")
+def test_duplicate_and_bad_field_in_one_request(impl):
+    R = impl.Request
+    for row, name in ((("a", 0, 1, 0, "yes"), "flagged"), (("a", 0, 1, 0, None), "flagged"), (("a", 0, 1, -1, False), "classify_time"),
+                      (("a", 0, 0, 0, False), "prompt_tokens"), (("a", -1, 1, 0, False), "arrival")):
+        check_raises(lambda: impl.run_gateway([R("a", 0, 1, 0, False), R(*row)], 1), name,
+                     f"run_gateway([Request('a', 0, 1, 0, False), Request{row}], 1) (the second repeats the id)")
 
 
 @pytest.mark.points(1)

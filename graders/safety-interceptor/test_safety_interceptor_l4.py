@@ -107,6 +107,10 @@ def test_invalid(impl):
     for bad in (None, (F(1, 5),), [0.2], [True], [F(6, 5)], [F(-1, 5)]):
         check_raises(lambda: impl.first_flagged_turn(bad, impl.Policy(*good)), "scores", f"first_flagged_turn({bad!r}, Policy(1/2, 1, 1/2))")
     check_raises(lambda: impl.first_flagged_turn(None, impl.Policy(F(1, 2), 1, 1)), "decay", "first_flagged_turn(None, Policy(.., decay 1)) (policy first)")
+    check_raises(lambda: impl.first_flagged_turn([F(1, 5)], impl.Policy(F(3, 2), -1, 1)), "turn_threshold",
+                 "first_flagged_turn([1/5], Policy(3/2, -1, 1)) (every field bad: the first is named)")
+    check_raises(lambda: impl.first_flagged_turn([F(1, 5)], impl.Policy(F(1, 2), -1, 1)), "conversation_threshold",
+                 "first_flagged_turn([1/5], Policy(1/2, -1, 1)) (two fields bad: the earlier is named)")
 
 
 @pytest.mark.points(1)

@@ -78,6 +78,21 @@ def test_answer_in_the_billions(impl):
                     450_900_886_660)
 
 
+@pytest.mark.points(1)
+@pytest.mark.timeout(5)
+@pytest.mark.edge("breakeven_batch is exact past 2**53: the batch before the one where the speedup falls to 1 is not rounded through a float")
+def test_answer_past_2_53_exact(impl):
+    t, dr, d = ("t", 1, 4 * (2**53 + 1), 0), ("d", 1, 1, 0), ("x", 1, 1)
+    assert same(o_speedup_at_batch(t, dr, d, 2**53 + 1, 0, F(1, 2), 1), F(1))  # exactly 1: does not pay
+    assert o_speedup_at_batch(t, dr, d, 2**53, 0, F(1, 2), 1) > 1
+    check_breakeven(impl, t, dr, d, 0, F(1, 2), 1, 2**53)
+    t = ("t", 1, 4 * 2**53 + 1, 0)  # the speedup reaches 1 a quarter past 2**53
+    assert o_speedup_at_batch(t, dr, d, 2**53, 0, F(1, 2), 1) > 1 > o_speedup_at_batch(t, dr, d, 2**53 + 1, 0, F(1, 2), 1)
+    check_breakeven(impl, t, dr, d, 0, F(1, 2), 1, 2**53)
+    t = ("t", 1, 4 * 10**18 + 4, 0)
+    check_breakeven(impl, t, dr, d, 0, F(1, 2), 1, 10**18)
+
+
 @pytest.mark.points(3)
 @pytest.mark.edge("breakeven_batch matches a scanning oracle on generated small models, devices, rates and lengths")
 @property_settings(40)

@@ -266,3 +266,13 @@ def test_invalid_order(impl):
                  "kv_bytes_per_token", "decode_crossover_batch(Model(m, 1, 1, -1), Device(d, 0, 1), -1)")
     check_raises(lambda: impl.decode_crossover_batch(model(impl), impl.Device("d", 0, 1), -1),
                  "peak_flops", "decode_crossover_batch(m, Device(d, 0, 1), -1)")
+
+
+@pytest.mark.points(1)
+@pytest.mark.edge("a Cost with both fields invalid names flops, the field declared first")
+def test_cost_two_bad_fields(impl):
+    for bad in ((-1, -1), (True, 1.0), (None, "2"), (2.0, -1)):
+        check_raises(lambda: impl.step_time(impl.Cost(*bad), impl.Device("d", 1, 1)), "flops",
+                     f"step_time(Cost{bad}, Device(d, 1, 1)) (both fields bad: flops is declared first)")
+        check_raises(lambda: impl.bound(impl.Cost(*bad), impl.Device("d", 1, 1)), "flops",
+                     f"bound(Cost{bad}, Device(d, 1, 1)) (both fields bad: flops is declared first)")

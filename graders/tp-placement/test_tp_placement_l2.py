@@ -177,6 +177,20 @@ def test_invalid_links(impl):
         check_raises(lambda: impl.allreduce_time(c, impl.Links(*spec), [0, 1], 8), name, f"allreduce_time(.., Links{spec}, [0, 1], 8)")
 
 
+@pytest.mark.points(1)
+@pytest.mark.edge("Links with two invalid fields names the one declared first, for every pair of fields")
+def test_links_two_bad_fields(impl):
+    c = impl.Cluster(1, 4)
+    names = ("nvlink_bandwidth", "network_bandwidth", "nvlink_latency", "network_latency")
+    bad = (0, None, F(-1, 2), 0.5)
+    for i in range(4):
+        for j in range(i + 1, 4):
+            spec = [1, 1, 0, 0]
+            spec[i], spec[j] = bad[i], bad[j]
+            check_raises(lambda: impl.allreduce_time(c, impl.Links(*spec), [0, 1], 8), names[i],
+                         f"allreduce_time(.., Links{tuple(spec)}, [0, 1], 8) ({names[i]} and {names[j]} both bad)")
+
+
 @pytest.mark.points(2)
 @pytest.mark.edge("group, num_bytes, degraded, tokens, hidden, dtype_bytes are each checked and named")
 def test_invalid_arguments(impl):

@@ -143,6 +143,17 @@ def test_even_median(impl):
 
 
 @pytest.mark.points(1)
+@pytest.mark.edge("throttled_gpu: a tie for the longest compute goes to the lowest id even when the group lists a higher id first")
+def test_throttled_tie_lowest_id_not_group_order(impl):
+    group = [3, 1, 0, 2]  # compute 1/2, 1/2, 1, 1: median 3/4, GPUs 3 and 1 tie above 9/10
+    stats = {0: (F(1), F(1, 2)), 2: (F(1), F(1, 2)), 3: (F(1), F(1)), 1: (F(2), F(1, 2))}
+    check(run(impl, (1, 4), [group], stats, nominal(4, [group])), [("throttled_gpu", 1)], f"diagnose([{group}], GPUs 3 and 1 tied)")
+    group = [7, 5, 4, 6, 3]  # compute 2, 2, 1, 1, 1: median 1, GPUs 7 and 5 tie
+    stats = {g: (F(1), F(1)) for g in (3, 4, 6)} | {7: (F(2), F(1)), 5: (F(4), F(1, 2))}
+    check(run(impl, (1, 8), [group], stats, nominal(8, [group])), [("throttled_gpu", 5)], f"diagnose([{group}], GPUs 7 and 5 tied)")
+
+
+@pytest.mark.points(1)
 @pytest.mark.edge("a group of one GPU: no links; it is healthy unless its data loader stalls")
 def test_single_gpu_group(impl):
     check(run(impl, (1, 4), [[2]], uniform([2]), {}), [("healthy", None)], "diagnose([[2]])")

@@ -88,6 +88,15 @@ def test_gradient_bytes_round_up(impl):
 
 
 @pytest.mark.points(1)
+@pytest.mark.edge("DP gradient bytes are an exact integer ceiling past 2**53, where a float division loses the last byte")
+def test_gradient_bytes_exact_past_2_53(impl):
+    for cluster, params, plan in (((1, 4), 2**53 + 1, (2, 1, 2)), ((2, 4), 2**54 + 1, (4, 1, 2)), ((2, 4), 10**18 + 1, (4, 1, 2))):
+        job = (1, params, 4, 4, 1, 1, 10**9, 10**9)
+        check_fraction(step(impl, cluster, job, plan), o_step(*cluster, LINKS, job, plan),
+                       f"step_time(Cluster{cluster}, .., Job{job}, {plan})")
+
+
+@pytest.mark.points(1)
 @pytest.mark.edge("the DP ring is GPUs 0, tp*pp, 2*tp*pp, ...: it crosses domains (network) unless it fits in one")
 def test_dp_ring_crosses_domains(impl):
     job = (2, 10**6, 32, 16, 4, 1, 10**9, 10**12)
