@@ -93,11 +93,15 @@ def memory_math(model: dict, gpu: dict, weight_bits: int, tensor_parallel_size: 
 # A back-of-envelope sizing (checked against the engine with `kata engine plan`): each user sends
 # at most one request per think time, so the request rate is at most users / think_time_s.
 #   compute:  rate * (prompt + output medians) tokens * 2 FLOPs per parameter <= GPUs * peak
+#             (the engine charges more per token, at 60% of peak, but users / think_time_s
+#             overstates a closed loop's rate over a short run: the two roughly cancel)
 #   memory:   Little's law, rate * the latency budget of one request, holds that many requests'
 #             median tokens in the replicas' KV pools at once
-#   latency:  one decode step reads every weight (W / tp bytes per GPU at 80% of HBM
-#             bandwidth); it must take at most half the per-token budget (the other half is for
-#             prefill chunks and KV reads that share the steps)
+#   latency:  one decode step reads every weight (W / tp bytes per GPU at 70% of HBM
+#             bandwidth, the engine's figure); it must take at most a third of the per-token
+#             budget (the rest is for prefill chunks and KV reads that share the steps)
+#   batch:    Little's law again, per replica: max_num_seqs holds the requests in flight there
+#             (at least 256), so a replica's queue never waits on a cap while its pool has room
 # The cheapest plan wins: the fewest GPUs, then the larger TP group (one pool, faster steps).
 
 
@@ -118,8 +122,8 @@ def plan(workload: dict, constraints: dict) -> ServingPlan:
             memory = memory_math(model, gpu, bits, tp, 16, max_seq_len)
         except ValueError:
             continue  # the weights do not fit this group
-        decode_s = memory.weight_bytes / tp / (gpu["hbm_bandwidth"] * 0.8)
-        if decode_s > per_token_s / 2:
+        decode_s = memory.weight_bytes / tp / (gpu["hbm_bandwidth"] * 0.7)
+        if decode_s > per_token_s / 3:
             continue
         by_compute = -(-flops // (tp * gpu["peak_flops"]))
         by_memory = -(-rate * latency_s * tokens // (memory.kv_pool_blocks * 16))
@@ -128,6 +132,7 @@ def plan(workload: dict, constraints: dict) -> ServingPlan:
         if best is None or key < best[0]:
             best = (key, tp, replicas, memory)
     _, tp, replicas, memory = best
-    return ServingPlan(model["name"], name, bits, tp, replicas, max_num_seqs=256,
-                       max_num_batched_tokens=2048, enable_chunked_prefill=True, block_size=16,
+    seqs = max(256, int(-(-rate * latency_s // replicas)))  # requests in flight per replica
+    return ServingPlan(model["name"], name, bits, tp, replicas, max_num_seqs=seqs,
+                       max_num_batched_tokens=max(2048, seqs), enable_chunked_prefill=True, block_size=16,
                        preemption_mode="recompute", router=ROUTER, memory=memory)

@@ -25,10 +25,10 @@ A10G = LEVELS[3].constraints()["hardware"]["A10G"]
 _REF = dict(max_num_seqs=256, max_num_batched_tokens=2048, enable_chunked_prefill=True,
             block_size=16, preemption_mode="recompute", router="least-outstanding-tokens")
 REFERENCE = {
-    1: Deployment("llama-3-8b", "H100", 16, 2, 1, **_REF),
+    1: Deployment("llama-3-8b", "H100", 16, 2, 1, **dict(_REF, max_num_seqs=640)),
     2: Deployment("llama-3-8b", "H100", 16, 4, 1, **_REF),
     3: Deployment("llama-3-70b", "A10G", 8, 4, 1, **_REF),
-    4: Deployment("llama-3-8b", "H100", 16, 4, 1, **_REF),
+    4: Deployment("llama-3-8b", "H100", 16, 8, 1, **_REF),
     "few users": Deployment("llama-3-8b", "H100", 16, 1, 1, **_REF),
     "prefill-heavy": Deployment("llama-3-8b", "H100", 16, 1, 7, **_REF),
 }

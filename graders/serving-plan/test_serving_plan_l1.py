@@ -60,7 +60,7 @@ def test_kv_bytes_uses_kv_heads(impl):
 @pytest.mark.edge("the prompt's example: llama-3-8b on one H100, block 16, 2,560 tokens")
 def test_prompt_example(impl):
     got = math(impl, LLAMA_8B, H100, 16, 1, 16, 2560)
-    check(fields_of(got), (16060522496, 131072, 26674, 166), call(LLAMA_8B, H100, 16, 1, 16, 2560))
+    check(fields_of(got), (16060522496, 131072, 29043, 181), call(LLAMA_8B, H100, 16, 1, 16, 2560))
 
 
 @pytest.mark.points(1)
@@ -104,7 +104,7 @@ def test_weights_larger_than_memory(impl):
 @pytest.mark.points(2)
 @pytest.mark.edge("the block size changes the pool and the blocks per sequence")
 def test_block_sizes(impl):
-    for block, want in ((8, (53348, 166)), (32, (13337, 166)), (1, (426784, 166)), (2560, (166, 166))):
+    for block, want in ((8, (58086, 181)), (32, (14521, 181)), (1, (464692, 181)), (2560, (181, 181))):
         got = math(impl, LLAMA_8B, H100, 16, 1, block, 2560)
         check(fields_of(got)[2:], want, call(LLAMA_8B, H100, 16, 1, block, 2560))
 
@@ -114,7 +114,7 @@ def test_block_sizes(impl):
 @given(params=st.integers(1, 10**10), layers=st.integers(1, 96), kv_heads=st.sampled_from([1, 2, 4, 8]),
        head_dim=st.sampled_from([32, 64, 128, 256]), memory=st.integers(10**6, 2 * 10**11),
        block=st.integers(1, 64), max_seq_len=st.integers(1, 40000))
-@example(params=8030261248, layers=32, kv_heads=8, head_dim=128, memory=80 * 10**9, block=16, max_seq_len=2560)
+@example(params=8030261248, layers=32, kv_heads=8, head_dim=128, memory=85_520_809_984, block=16, max_seq_len=2560)
 @example(params=10, layers=1, kv_heads=1, head_dim=32, memory=10**6, block=3, max_seq_len=7)
 @PROPERTY
 def test_matches_oracle(impl, params, layers, kv_heads, head_dim, memory, block, max_seq_len):
@@ -161,7 +161,7 @@ def test_argument_before_memory(impl):
 def test_inputs_untouched(impl):
     model, gpu = dict(LLAMA_8B), dict(H100)
     got = fields_of(math(impl, model, gpu, 16, 1, 16, 2560))
-    check((got, model, gpu), ((16060522496, 131072, 26674, 166), LLAMA_8B, H100),
+    check((got, model, gpu), ((16060522496, 131072, 29043, 181), LLAMA_8B, H100),
           "memory_math(llama-3-8b, H100, 16, 1, 16, 2560), then (result, the model and gpu dicts)")
 
 
@@ -232,3 +232,13 @@ def test_plan_few_users_judged(impl, verdicts):
 def test_plan_prefill_heavy_judged(impl, verdicts):
     for name in ("constraints", "memory arithmetic", "SLO", "cost"):
         expect_check(verdicts, "prefill-heavy", name)
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("short requests (prompts and answers of at most 64 tokens): max_num_batched_tokens still >= max_num_seqs")
+def test_plan_short_requests(impl):
+    for users in (1000, 3000):
+        plan, workload, constraints = plan_on(impl, 1, users=users, prompt_tokens={"median": 32, "max": 64},
+                                              output_tokens={"median": 16, "max": 64})
+        check(structural_problems(plan, workload, constraints), [],
+              f"plan(level 1 with {users} users, prompts and answers of at most 64 tokens)")

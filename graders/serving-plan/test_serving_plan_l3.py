@@ -64,7 +64,7 @@ def test_prompt_example(impl):
 @pytest.mark.points(2)
 @pytest.mark.edge("a TP group pools its GPUs' memory behind one copy of the weights")
 def test_tp_pools_memory(impl):
-    for tp, want in ((1, (26674, 166)), (2, (61006, 381)), (4, (129670, 810)), (8, (266999, 1668))):
+    for tp, want in ((1, (29043, 181)), (2, (65744, 410)), (4, (139147, 869)), (8, (285954, 1787))):
         got = impl.memory_math(LLAMA_8B, H100, 16, tp, 16, 2560)
         check(fields_of(got)[2:], want, call(LLAMA_8B, H100, 16, tp, 16, 2560))
 
@@ -180,3 +180,27 @@ def test_usable_exact_large(impl):
     gpu = dict(A10G, memory_bytes=10**17 + 3)
     got = impl.memory_math(model, gpu, 16, 1, 1, 1)
     check(fields_of(got), (2, 4, 22500000000000000, 22500000000000000), call(model, gpu, 16, 1, 1, 1))
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("90% is floored once per group, not per GPU: floor(1,005 * 2 * 9 / 10) = 1,809 bytes, not 2 * 904")
+def test_usable_floored_per_group(impl):
+    model = dict(model_with(1), num_layers=1, num_heads=2, num_kv_heads=2, head_dim=1)  # 1 byte at 8 bits, 8 per token
+    gpu = dict(A10G, memory_bytes=1005)
+    got = impl.memory_math(model, gpu, 8, 2, 1, 1)
+    check(fields_of(got), (1, 8, 226, 226), call(model, gpu, 8, 2, 1, 1))
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("plan's memory on a GPU whose size is not a multiple of 10 bytes (23,981,882,027) and an odd weight size: 90% floored per group")
+def test_plan_memory_odd_gpu_size(impl):
+    gpu = dict(A10G, memory_bytes=23_981_882_027)
+    model = dict(LLAMA_70B, num_params=LLAMA_70B["num_params"] + 1)
+    plan, workload, _ = plan_on(impl, 3, hardware={"A10G": gpu}, model=model)
+    max_seq_len = workload["prompt_tokens"]["max"] + workload["output_tokens"]["max"]
+    try:
+        want = oracle(model, gpu, plan.weight_bits, plan.tensor_parallel_size, plan.block_size, max_seq_len)
+    except Exception:  # noqa: BLE001 - fields the oracle cannot use: the plan is invalid
+        want = "a valid plan"
+    check(fields_of(getattr(plan, "memory", None)), want,
+          "plan(level 3 with 70,553,706,497 parameters and A10Gs of 23,981,882,027 bytes), then its memory field")

@@ -64,3 +64,21 @@ def test_plan_deterministic(impl):
     second, _, _ = plan_on(impl, 4)
     names = ("hardware", "weight_bits", "tensor_parallel_size", "replicas", "max_num_seqs", "max_num_batched_tokens")
     check(tuple(getattr(second, n) for n in names), tuple(getattr(first, n) for n in names), "plan(level 4) twice")
+
+
+@pytest.mark.points(2)
+@pytest.mark.edge("plan leaves the dicts it is given unchanged: called twice on the same dicts, the same plan and the same dicts")
+def test_plan_leaves_inputs_unchanged(impl):
+    import copy
+
+    from kata.engine.design import LEVELS
+
+    workload, constraints = LEVELS[4].workload(), LEVELS[4].constraints()
+    before = copy.deepcopy((workload, constraints))
+    names = ("hardware", "weight_bits", "tensor_parallel_size", "replicas", "max_num_seqs", "max_num_batched_tokens")
+    first = impl.plan(workload, constraints)
+    first = tuple(getattr(first, n, None) for n in names)
+    second = impl.plan(workload, constraints)
+    second = tuple(getattr(second, n, None) for n in names)
+    check((second, workload, constraints), (first, *before),
+          "plan(level 4) twice on the same workload and constraints dicts, then (the second plan, the workload, the constraints)")

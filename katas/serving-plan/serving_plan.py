@@ -55,7 +55,7 @@ def kv_bytes_per_token(model: dict) -> int:
 def memory_math(model: dict, gpu: dict, weight_bits: int, tensor_parallel_size: int,
                 block_size: int, max_seq_len: int) -> MemoryMath:
     """One replica's memory. Example: llama-3-8b, H100, 16 bits, TP 1, block 16, 2,560 tokens
-    -> MemoryMath(16060522496, 131072, 26674, 166)."""
+    -> MemoryMath(16060522496, 131072, 29043, 181)."""
     # TODO
     raise NotImplementedError
 
