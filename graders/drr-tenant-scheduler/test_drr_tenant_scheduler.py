@@ -281,6 +281,18 @@ def test_huge_quantum(impl):
 
 
 @pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.timeout(5)
+@pytest.mark.edge("a lone tenant paying a cost of several quanta past 2**53 earns exactly the whole quanta it needs, "
+                  "and keeps the exact remainder for its next request")
+def test_lone_tenant_huge_quanta_exact(impl):
+    q = 2**55 + 1  # cost - one quantum = q + 1, which a float rounds to q: one turn short
+    spec = [(1, "a", 0, 2 * q + 1), (2, "a", 0, q - 1), (3, "b", 1, 1)]
+    got = _check_run(impl, spec, {"a": 1, "b": 1}, q)
+    assert same(_starts(got), {1: 0, 2: 2 * q + 1, 3: 3 * q})
+
+
+@pytest.mark.level(1)
 @pytest.mark.points(1)
 @pytest.mark.edge("a single tenant whose request needs several quanta is credited once per turn")
 def test_single_tenant_many_turns(impl):

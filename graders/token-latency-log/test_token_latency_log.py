@@ -196,6 +196,19 @@ def test_ids_case_sensitive(impl):
     _check(impl, ["0 a start", "3 A token 0", "9 a end"], (0, 1, 1, 0, 0, None, None, None, None))
 
 
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("whitespace inside the request id field, not only between fields, makes the line malformed")
+@pytest.mark.parametrize("kind", ["tab", "no-break space", "em space", "newline", "vertical tab"])
+def test_whitespace_inside_id(impl, kind):
+    char = {"tab": "\t", "no-break space": "\u00a0", "em space": "\u2003", "newline": "\n",
+            "vertical tab": "\x0b"}[kind]
+    assert same(char.isspace(), True), "grader self-check"
+    lines = GOOD + [f"0 r{char}x start", f"2 r{char}x token 0", f"3 r{char}x token 1", f"5 r{char}x end"]
+    _check(impl, lines, (1, 0, 0, 0, 4, 5, 5, F(5), F(5)),
+           f"latency_report(a good request + 4 lines of request id {'r' + char + 'x'!r})")
+
+
 # --- classification ----------------------------------------------------------------------
 
 
@@ -225,6 +238,15 @@ def test_incomplete_only_tokens(impl):
 @pytest.mark.edge("incomplete is checked before missing first token")
 def test_incomplete_before_missing(impl):
     _check(impl, _req("a", 0, {1: 5}, None), (0, 1, 0, 0, 0, None, None, None, None))
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("incomplete is checked before skewed: a request that is both is counted incomplete only")
+def test_incomplete_before_skewed(impl):
+    lines = (_req("a", 10, {0: 9, 1: 12}, None) + _req("b", None, {0: 9, 2: 5}, 20)
+             + _req("c", 10, {0: 12, 3: 11}, None))
+    _check(impl, lines, (0, 3, 0, 0, 0, None, None, None, None))
 
 
 @pytest.mark.level(1)
@@ -409,6 +431,15 @@ def test_single_value(impl):
 def test_huge_timestamps(impl):
     big = 2**59  # 18 digits, like big + 9
     _check(impl, _req("a", big, {0: big + 1, 3: big + 2}, big + 9), (1, 0, 0, 0, 0, 1, 1, F(1, 3), F(1, 3)))
+
+
+@pytest.mark.level(1)
+@pytest.mark.points(2)
+@pytest.mark.edge("a TPOT whose time span is past 2**53 is an exact Fraction, not a float turned into one")
+def test_huge_tpot_span_exact(impl):
+    span = 2**59 + 1  # a float rounds it to 2**59; 18 digits at most in every line
+    lines = _req("a", 0, {0: 1, 1: 1 + span}, span + 9) + _req("b", 0, {0: 2, 3: 2 + span}, span + 9)
+    _check(impl, lines, (2, 0, 0, 0, 0, 1, 2, F(span, 3), F(span)))
 
 
 @pytest.mark.level(1)
