@@ -603,8 +603,6 @@ def check(
 
     wb = workbook()
     katas = session.pick_katas(wb, slug, all_=slug is None)
-    if not as_json:
-        clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "visible tests") as progress:
         graded = session.check(wb, katas, progress)
     if junit_xml is not None:
@@ -617,7 +615,8 @@ def check(
     else:
         from kata.output import paged
 
-        with paged():
+        with paged():  # the clock line on top of what is paged: it never scrolls off above it
+            clock_line(wb, katas[0].slug if len(katas) == 1 else None)
             for g in graded:
                 say(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
                     f"{g.result.passed}/{len(g.result.tests)} pass", markup=True)
@@ -651,8 +650,6 @@ def submit(
 
     wb = workbook()
     katas = session.pick_katas(wb, slug, all_ or slug is None)
-    if not as_json:
-        clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "hidden suite") as progress:
         graded = session.submit(wb, katas, progress)
     if junit_xml is not None:
@@ -676,7 +673,8 @@ def submit(
     else:
         from kata.output import paged
 
-        with paged():
+        with paged():  # the clock line on top of what is paged: it never scrolls off above it
+            clock_line(wb, katas[0].slug if len(katas) == 1 else None)
             _print_submitted(graded, level_table, test_lines)
     if any(g.result.status != PASS for g in graded):
         raise typer.Exit(1)

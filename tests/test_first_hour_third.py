@@ -180,3 +180,17 @@ def test_progress_says_how_many_points_a_partial_grading_was_out_of(fixture_work
     assert "hidden 10/10 pts" in kata("status").output
     line = next(ln for ln in kata("progress").output.splitlines() if ln.startswith("adder"))
     assert "10/30 (of 10 graded)" in line, line
+
+
+def test_the_clock_line_is_paged_with_the_report_it_heads(fixture_workbook, tmp_path):
+    import sys
+
+    from tests.terminal import run_on_terminal, stock_env
+
+    seen = tmp_path / "paged.txt"
+    pager = f"{sys.executable} -c \"import sys; open('{seen}', 'w').write(sys.stdin.read())\""
+    env = stock_env(PAGER=pager, KATA_WORKBOOK=str(fixture_workbook), KATA_STATE_DIR=str(tmp_path / "s"))
+    code, _ = run_on_terminal(["start", "adder", "--yes"], env, rows=30, timeout=60)
+    assert code == 0
+    code, _ = run_on_terminal(["check", "adder", "--all"], env, rows=4, timeout=60)  # taller than 4 rows
+    assert seen.read_text().startswith("Session 1 (adder): ")  # the pager shows it on top
