@@ -22,7 +22,7 @@ change with commitment (every GPU-hour costs the table's price).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypedDict
 
 from kata.engine.cluster import ClusterResult
@@ -115,6 +115,16 @@ LEVELS: dict[int, DesignLevel] = {
                    slo=Slo(99.0, ttft_s=3.0, tpot_s=0.15), cost_factor=1.3),
     4: DesignLevel(4, "99.9% of requests under 2.5 s", "llama-3-8b", ("H100",), 16, **_CHAT,
                    slo=Slo(99.9, e2e_s=2.5), cost_factor=1.3),
+}
+
+
+# The other workloads the kata's prompt names, on which a plan is also judged in full: their
+# shapes, by name (`kata engine plan FILE --workload NAME`).
+WORKLOADS: dict[str, DesignLevel] = {
+    "few-users": replace(LEVELS[1], title="250 chat users on H100s (level 1's shape)", users=250),
+    "prefill-heavy": replace(LEVELS[1], title="long prompts, short answers on H100s",
+                             think_time_s=5.0, prompt_median=2048, prompt_max=4096,
+                             output_median=16, output_max=64, slo=Slo(99.0, ttft_s=2.5, tpot_s=0.06)),
 }
 
 

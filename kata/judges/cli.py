@@ -299,12 +299,15 @@ def compare(
 
 @engine_app.command(short_help="Judge your serving plan beside the reference's.")
 def plan(path: Path = typer.Argument(..., help="Your serving-plan file, e.g. workspace/serving_plan.py."),
-         level: int = typer.Option(1, help="The serving-plan level whose workload to run (1-4).")) -> None:
+         level: int = typer.Option(1, help="The serving-plan level whose workload to run (1-4)."),
+         workload: str | None = typer.Option(None, "--workload", metavar="NAME",
+                                             help="Instead of a level: another workload the prompt names "
+                                                  "(few-users, prefill-heavy).")) -> None:
     """Judge your serving plan on a level's workload, beside the reference plan (serving-plan)."""
     from kata.judges.plan_report import PlanError, judge_files, reference_path, render
 
     try:
-        judgement = judge_files(path, level, reference_path())
+        judgement = judge_files(path, workload if workload is not None else level, reference_path())
     except PlanError as e:
         _fail(str(e))
     if not render(judgement, _console()):

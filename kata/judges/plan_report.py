@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kata.engine.design import LEVELS, Judgement, PlanReport, judge
+from kata.engine.design import LEVELS, WORKLOADS, DesignLevel, Judgement, PlanReport, judge
 from kata.engine.report import kv_chart
 
 MODULE = "serving_plan"
@@ -29,12 +29,23 @@ class PlanError(Exception):
     """A user mistake: a missing file, a module that fails to import, a plan() that raises."""
 
 
-def load_plan(path: Path, level: int, module_name: str = MODULE):
-    """The plan a file's plan() returns for the level. PlanError names what went wrong."""
-    from kata.pytest_plugin import ImplLoadError, load_impl
-
+def design_level(level: int | str) -> DesignLevel:
+    """A level by number, or another workload the prompt names by its name (PlanError if none)."""
+    if isinstance(level, str):
+        if level not in WORKLOADS:
+            raise PlanError(f"--workload {level}: choose one of {', '.join(WORKLOADS)}")
+        return WORKLOADS[level]
     if level not in LEVELS:
         raise PlanError(f"--level {level}: choose one of {', '.join(map(str, LEVELS))}")
+    return LEVELS[level]
+
+
+def load_plan(path: Path, level: int | str, module_name: str = MODULE):
+    """The plan a file's plan() returns for the level (or named workload). PlanError names what
+    went wrong."""
+    from kata.pytest_plugin import ImplLoadError, load_impl
+
+    lv = design_level(level)
     if not path.is_file():
         raise PlanError(f"{path}: no such file (`kata start serving-plan` hands out the stub)")
     try:
@@ -43,7 +54,6 @@ def load_plan(path: Path, level: int, module_name: str = MODULE):
         raise PlanError(str(e)) from None
     if not callable(getattr(module, "plan", None)):
         raise PlanError(f"{path}: no plan(workload, constraints) function")
-    lv = LEVELS[level]
     try:
         return module.plan(lv.workload(), lv.constraints())
     except Exception as e:  # the learner's plan() failed: say how, no traceback
@@ -63,13 +73,14 @@ def reference_path() -> Path | None:
         return None
 
 
-def judge_files(path: Path, level: int, reference_path: Path | None) -> Judgement:
-    """Judge the file's plan on a level, priced against the reference file's plan if given."""
+def judge_files(path: Path, level: int | str, reference_path: Path | None) -> Judgement:
+    """Judge the file's plan on a level (or named workload), priced against the reference
+    file's plan if given."""
     plan = load_plan(path, level)
     reference = None
     if reference_path is not None and reference_path.is_file():
         reference = load_plan(reference_path, level, module_name=f"{MODULE}_reference")
-    return judge(plan, level, reference)
+    return judge(plan, design_level(level), reference)
 
 
 # --- rendering ---------------------------------------------------------------------------
@@ -121,7 +132,9 @@ def render(j: Judgement, console) -> bool:
     from rich.table import Table
 
     lv = j.level
-    console.print(f"Level {lv.level}: {lv.title}. {lv.users:,} users x {lv.requests_per_user} "
+    named = next((name for name, w in WORKLOADS.items() if w == lv), None)
+    where = f"Workload {named}" if named else f"Level {lv.level}"
+    console.print(f"{where}: {lv.title}. {lv.users:,} users x {lv.requests_per_user} "
                   f"requests, {lv.model} (simulated, closed loop)")
     table = Table(width=80)
     table.add_column("metric", ratio=3)
@@ -142,7 +155,8 @@ def render(j: Judgement, console) -> bool:
         end = m.kv_usage_over_time[-1][0] if m.kv_usage_over_time else 0.0
         console.print(f"KV blocks in use, {name} (replica {busiest}, the busiest; 0 to {end:.0f} s):")
         console.print(f"  |{kv_chart(m.kv_usage_over_time)}|")
-    verdict = (f"passes every check on level {lv.level}'s workload" if j.passed and j.reference is not None
+    on = f"the {named} workload" if named else f"level {lv.level}'s workload"
+    verdict = (f"passes every check on {on}" if j.passed and j.reference is not None
                else "passes the checks that ran" if j.passed else "fails")
     console.print(f"Your plan {verdict}." + (" The hidden suite (`kata submit`) also runs it under other "
                                               "loads and workloads." if j.passed else ""))

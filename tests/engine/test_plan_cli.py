@@ -43,6 +43,15 @@ def test_the_reference_passes_every_check_in_80_columns():
     assert result.output.count("KV blocks in use") == 2
 
 
+@pytest.mark.parametrize("name, gpus", [("few-users", "1 (1 x 1)"), ("prefill-heavy", "7 (1 x 7)")])
+def test_a_workload_the_prompt_names_runs_by_name(name, gpus):
+    result = runner.invoke(engine_app, ["plan", str(REFERENCE), "--workload", name])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"Workload {name}: ")
+    row = next(line for line in result.output.splitlines() if "GPUs (TP x replicas)" in line)
+    assert gpus in row and f"passes every check on the {name} workload" in _words(result.output)
+
+
 def test_a_zoo_plan_fails_and_the_table_shows_why(tmp_path):
     result = runner.invoke(engine_app, ["plan", str(zoo_plan(tmp_path, "plan_ten_times_the_gpus")),
                                         "--level", "3"])
@@ -55,6 +64,7 @@ def test_a_zoo_plan_fails_and_the_table_shows_why(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["plan", "nowhere.py"], "no such file"),
     (["plan", str(REFERENCE), "--level", "5"], "--level 5"),
+    (["plan", str(REFERENCE), "--workload", "nope"], "--workload nope: choose one of few-users, prefill-heavy"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = runner.invoke(engine_app, args)
