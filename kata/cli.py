@@ -603,6 +603,9 @@ def check(
 
     wb = workbook()
     katas = session.pick_katas(wb, slug, all_=slug is None)
+    clock_first = not as_json and not _interactive()  # piped: the first line, as in every command
+    if clock_first:
+        clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "visible tests") as progress:
         graded = session.check(wb, katas, progress)
     if junit_xml is not None:
@@ -615,8 +618,9 @@ def check(
     else:
         from kata.output import paged
 
-        with paged():  # the clock line on top of what is paged: it never scrolls off above it
-            clock_line(wb, katas[0].slug if len(katas) == 1 else None)
+        with paged():  # on a terminal, the clock line on top of what is paged: never scrolled off
+            if not clock_first:
+                clock_line(wb, katas[0].slug if len(katas) == 1 else None)
             for g in graded:
                 say(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
                     f"{g.result.passed}/{len(g.result.tests)} pass", markup=True)
@@ -650,6 +654,9 @@ def submit(
 
     wb = workbook()
     katas = session.pick_katas(wb, slug, all_ or slug is None)
+    clock_first = not as_json and not _interactive()  # piped: the first line, as in every command
+    if clock_first:
+        clock_line(wb, katas[0].slug if len(katas) == 1 else None)
     with grading_progress(as_json, "hidden suite") as progress:
         graded = session.submit(wb, katas, progress)
     if junit_xml is not None:
@@ -673,8 +680,9 @@ def submit(
     else:
         from kata.output import paged
 
-        with paged():  # the clock line on top of what is paged: it never scrolls off above it
-            clock_line(wb, katas[0].slug if len(katas) == 1 else None)
+        with paged():  # on a terminal, the clock line on top of what is paged: never scrolled off
+            if not clock_first:
+                clock_line(wb, katas[0].slug if len(katas) == 1 else None)
             _print_submitted(graded, level_table, test_lines)
     if any(g.result.status != PASS for g in graded):
         raise typer.Exit(1)

@@ -383,7 +383,8 @@ def test_queries_not_modified(impl):
     queries = [["ADD_REPLICA", "r1", "1"], ["ROUTE", "a", "t"], ["ROUTE", "b", "t"],
                ["COMPLETE", "a"], ["STATUS", "b"]]
     before = copy.deepcopy(queries)
-    impl.solution(queries)
+    got = impl.solution(queries)
+    check(got, ["true", "r1", "queued", "true", "r1"], "solution(queries)")  # and it answered them
     check(queries, before, "solution(queries), then read queries back")
 
 
