@@ -5,7 +5,9 @@ Every command prints through here, so what a learner sees follows four rules:
 - **Prose wraps at spaces, never inside a word.** `say("...")` fits the text to the screen; a single
   token wider than the screen (a path, a test's node id) stays whole on a line of its own, for the
   terminal to wrap, so it can still be copied and an editor can still jump to `file:line`.
-- **Code is never re-wrapped.** `verbatim(text)` prints code and tracebacks line for line.
+- **Code is never re-wrapped.** `verbatim(text)` prints code line for line; `report(text)` prints a
+  failure report whose code lines are cut at the screen's edge with `…` (file and line stand above
+  them) and whose `E` lines wrap at spaces under their gutter.
 - **An error is one `error:` line on stderr** (`error("...")`), wrapped like prose when the screen is
   narrow, its continuation indented under the message.
 - **The pager runs only when it helps**: on a terminal, and only when the output is taller than the
@@ -121,6 +123,48 @@ def prose_width(con: Console) -> int:
 def verbatim(text: str, *, err: bool = False, style: str | None = None) -> None:
     """Code or a traceback: every line as it is, never re-wrapped or cropped."""
     console(err).print(text, markup=False, highlight=False, soft_wrap=True, style=style)
+
+
+_LOCATION = re.compile(r"^\s*\S+:\d+: ")  # pytest's "katas/x/test_visible.py:34: in test_y"
+_EXPLAINED = re.compile(r"^(\s*)E(\s+)")  # pytest's explanation lines: "E   assert 3 == 2"
+
+
+def report_lines(text: str, width: int) -> list[Text]:
+    """A failure report (pytest's short traceback) fitted to a screen `width` cells wide, never
+    broken inside a path or a line of code: a line that fits stays as it is; a location line
+    (`path:line: in name`) stays whole however long (the terminal wraps it, so it can still be
+    copied); an explanation line (`E   ...`, pytest's words and values) wraps at spaces, each
+    continuation under its text with the `E` gutter kept; a line of code is cut at the edge with
+    `…` (its file and line stand whole above it).
+
+    Example: report_lines("E   assert [1, 2] == [1, 3]", 18)
+        -> ["E   assert [1, 2]", "E   == [1, 3]"]
+    """
+    from rich.cells import cell_len
+
+    out: list[Text] = []
+    for line in text.splitlines():
+        if cell_len(line) <= width or _LOCATION.match(line):
+            out.append(Text(line))
+            continue
+        explained = _EXPLAINED.match(line)
+        if explained is None:
+            cut = Text(line)
+            cut.truncate(width, overflow="ellipsis")
+            out.append(cut)
+            continue
+        pad, gutter = len(explained.group(1)), explained.end()
+        for i, piece in enumerate(wrap(Text(line), width, indent=gutter)):
+            plain = piece.plain
+            out.append(Text(plain if i == 0 else plain[:pad] + "E" + plain[pad + 1:]))
+    return out
+
+
+def report(text: str, *, err: bool = False, style: str | None = None) -> None:
+    """A failure report, fitted to the screen by `report_lines` (piped without COLUMNS: as it is)."""
+    con = console(err)
+    for line in report_lines(text, prose_width(con)):
+        con.print(line, soft_wrap=True, style=style or "", markup=False, highlight=False)
 
 
 def error(message: str) -> None:

@@ -88,7 +88,7 @@ def _test_line(t, edge: bool, message: bool, detail_lines: int | None) -> None:
     """A test's status line; then, if it did not pass, its message and its failure report
     (detail_lines: None = all of it, 0 = none, n = its last n lines). The status line and the
     message wrap at spaces; the report is code and prints line for line."""
-    from kata.output import say, verbatim
+    from kata.output import report, say, verbatim
 
     level = f"L{t.task_id}" if t.task_id is not None else "  "
     line = f"  {status_text(t.status)} {level} {escape(t.name.split('::')[-1])}"
@@ -97,15 +97,37 @@ def _test_line(t, edge: bool, message: bool, detail_lines: int | None) -> None:
     say(line, indent=6)
     if t.status == PASS:
         return
-    if message and t.message:
+    said = message and t.message
+    if said:
         shown = "\n".join(ln for ln in t.message.splitlines() if not _PYTEST_NOISE.match(ln))
         say(_indent(shown, 6), markup=False, style="dim" if detail_lines == 0 else None)
     if detail_lines != 0 and t.detail:
         lines = [ln for ln in t.detail.strip().splitlines() if not _PYTEST_NOISE.match(ln)]
+        if said:
+            lines = without_message(lines, t.message)
         if detail_lines is not None and len(lines) > detail_lines:
             lines = lines[-detail_lines:]
             verbatim("      ...")
-        verbatim(_indent("\n".join(lines), 6))
+        report(_indent("\n".join(lines), 6))
+
+
+def without_message(lines: list[str], message: str) -> list[str]:
+    """A report's lines less the `E` lines that repeat the message printed above them
+    (`E   AssertionError: <message>`, one `E` line per line of the message)."""
+    said = [ln.strip() for ln in message.strip().splitlines()]
+    if not said:
+        return lines
+    for i, line in enumerate(lines):
+        text = line.lstrip()
+        if not text.startswith("E ") or not text[1:].strip().endswith(said[0]):
+            continue
+        head = text[1:].strip()[: -len(said[0])]
+        if head and not re.fullmatch(r"[\w.]+: ", head):  # only an exception's name may precede it
+            continue
+        rest = [ln.lstrip()[1:].strip() for ln in lines[i + 1:i + len(said)]]
+        if rest == said[1:]:
+            return lines[:i] + lines[i + len(said):]
+    return lines
 
 
 # pytest's advice to rerun it with -v: the learner runs kata, not pytest

@@ -331,6 +331,9 @@ class Watch:
         from rich.console import Group
         from rich.text import Text
 
+        from kata.output import console, report_lines
+        from kata.views import without_message
+
         top = Text(self.clock_text(), style="bold")
         if self.job is not None:
             count = f" {self.job.done}/{self.job.total}" if self.job.total else ""
@@ -340,9 +343,12 @@ class Watch:
         failing = [t for t in r.tests if t.status != PASS] if r and not self.over else []
         if failing:
             t = failing[0]
-            detail = (t.detail or "").strip().splitlines()[-15:]
+            detail = (t.detail or "").strip().splitlines()
+            if t.message:  # said on the line above: not again as `E   AssertionError: ...`
+                detail = without_message(detail, t.message)
             parts.append(Text(f"first failure: {t.name.split('::')[-1]}: {t.message or ''}"))
-            parts.append(Text("\n".join("  " + line for line in detail), style="dim"))
+            fitted = report_lines("\n".join("  " + line for line in detail[-15:]), console().width)
+            parts.append(Text("\n", style="dim").join(fitted))
         elif r and self.job is None:
             parts.append(Text("every visible test passes: `s` submits", style="green"))
         if self.message:

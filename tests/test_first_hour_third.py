@@ -194,3 +194,38 @@ def test_the_clock_line_is_paged_with_the_report_it_heads(fixture_workbook, tmp_
     assert code == 0
     code, _ = run_on_terminal(["check", "adder", "--all"], env, rows=4, timeout=60)  # taller than 4 rows
     assert seen.read_text().startswith("Session 1 (adder): ")  # the pager shows it on top
+
+
+def test_a_failure_report_at_80_columns_never_breaks_a_path_or_a_line_of_code(isolated_state, monkeypatch):
+    from rich.cells import cell_len
+
+    monkeypatch.setenv("COLUMNS", "80")
+    kata("start", "token-batcher", "--yes")
+    wrong = (ROOT / "solutions" / "token-batcher.py").read_text().replace(
+        "len(members) * longest, useful)", "len(members) * longest + 1, useful)")
+    assert "longest + 1" in wrong
+    (isolated_state / "workspace" / "token_batcher.py").write_text(wrong)
+    lines = kata("check", "token-batcher", "--failed", code=1).output.splitlines()
+    # every line fits, but a path wider than the screen (this test's state folder), on a line of
+    # its own, and a location line: both stay whole, to be copied
+    assert all(cell_len(ln) <= 80 or " " not in ln.strip() or ln.lstrip().startswith("katas/")
+               for ln in lines), lines
+    code = [ln for ln in lines if ln.lstrip().startswith("assert batches_of(plan) == expected")]
+    assert code and all(ln.endswith("…") and cell_len(ln) == 80 for ln in code), code  # cut, not wrapped
+    diff = [i for i, ln in enumerate(lines) if "At index 0 diff:" in ln]
+    assert diff and lines[diff[0] + 1].lstrip().startswith("E     'c'], 2,"), lines  # wrapped under E
+    # the message is printed once, above the report; not again as `E   AssertionError: ...`
+    assert not any(ln.lstrip().startswith("E   AssertionError: Called plan_batches") for ln in lines)
+
+
+def test_a_report_line_is_cut_wrapped_or_kept_by_what_it_is():
+    from kata.output import report_lines
+
+    def fit(line, width):
+        return [t.plain for t in report_lines(line, width)]
+
+    assert fit("E   assert [1, 2] == [1, 3]", 18) == ["E   assert [1, 2]", "E   == [1, 3]"]
+    assert fit("    value = compute(alpha, beta)", 20) == ["    value = compute…"]
+    assert fit("katas/a-long-name/test_visible.py:12: in test_x", 20) == \
+        ["katas/a-long-name/test_visible.py:12: in test_x"]
+    assert fit("short", 20) == ["short"]
