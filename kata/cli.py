@@ -226,38 +226,23 @@ def workbook(settle: bool = True):
 
 @contextlib.contextmanager
 def grading_progress(quiet: bool, what: str):
-    """Progress of a grading run on stderr, from the harness's own counts: on a terminal a bar
-    (tests done / total, the current level; the count shows once the harness knows the total);
-    otherwise one line per kata; nothing at all for --json. Yields a factory: kata -> on_progress
-    callback (kata.grading's on_progress(done, total, level))."""
+    """Progress of a grading run on stderr, from the harness's own counts (kata.output.long_run:
+    on a terminal a bar per kata with the tests done / total, the current level and the time
+    taken; otherwise one line per kata; nothing at all for --json). Yields a factory: kata ->
+    on_progress callback (kata.grading's on_progress(done, total, level))."""
+    from kata.output import long_run
+
     if quiet:
         yield None
         return
-    from kata.output import console, say
-
-    err = console(err=True)
-    if not err.is_terminal:
-        def plain(kata):
-            say(f"grading {kata.slug} ({what})...", err=True)
-            return None
-
-        yield plain
-        return
-    from rich.progress import BarColumn, Progress, TextColumn
-
-    from kata.output import keys_unechoed
-
-    # the count column stays empty until the harness has collected the tests: never "0/?"
-    with keys_unechoed(), Progress(TextColumn("{task.description}"), BarColumn(),
-                                   TextColumn("{task.fields[count]}"), console=err,
-                                   transient=True) as bar:
+    with long_run() as run:
         def factory(kata):
-            task = bar.add_task(f"{kata.slug} ({what}): starting", total=None, count="")
+            update = run.task(f"{kata.slug} ({what}): starting", unit="tests",
+                              announce=f"grading {kata.slug} ({what})...")
 
             def on_progress(done, total, level):
                 where = f", level {level}" if level is not None else ""
-                bar.update(task, completed=min(done, total), total=total, count=f"{done}/{total}",
-                           description=f"{kata.slug} ({what}){where}")
+                update(done, total, f"{kata.slug} ({what}){where}")
 
             return on_progress
 

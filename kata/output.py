@@ -172,6 +172,95 @@ def error(message: str) -> None:
     say(Text("error: " + message), indent=7, err=True)
 
 
+# --- long runs ------------------------------------------------------------------------
+
+HEARTBEAT_S = 15.0  # off a terminal: a line on stderr this often while a long run goes on
+
+
+class LongRun:
+    """The one progress reporter for anything a learner waits on (a grading run, the
+    auto-submit after a deadline, an engine trace): each piece of work is a task with a count.
+    On a terminal, a transient bar on stderr per task: a spinner, what runs, the count and the
+    time it has taken, redrawn several times a second, so a wait on one slow test (79/80 for
+    half a minute) still shows the clock moving. Off a terminal, a line when a task starts (if
+    `announce`) and one every HEARTBEAT_S seconds while it goes on; nothing at all if quiet.
+
+        with long_run() as run:
+            update = run.task("reference", total=100_000, unit="requests finished")
+            update(41_203)           # -> "reference  ━━━━━━╸    41,203/100,000 requests finished  0:00:07"
+    """
+
+    def __init__(self, bar, quiet: bool, clock=None) -> None:
+        import time
+
+        self._bar, self._quiet, self._clock = bar, quiet, clock or time.monotonic
+
+    def task(self, description: str, total: int | None = None, unit: str = "",
+             announce: str | None = None):
+        """A task; returns update(done, total=None, description=None). `announce`: the line
+        printed when it starts off a terminal (None: none)."""
+        if self._quiet:
+            return lambda done, total=None, description=None: None
+        count = _count_text(0, total, unit) if total else ""
+        if self._bar is not None:
+            bar = self._bar
+            tid = bar.add_task(description, total=total, count=count)
+
+            known = [total]
+
+            def on_bar(done, total=None, description=None):
+                if total is not None:
+                    known[0] = total
+                total = known[0]
+                fields = {"description": description} if description is not None else {}
+                bar.update(tid, completed=min(done, total or done), total=total,
+                           count=_count_text(done, total, unit), **fields)
+
+            return on_bar
+        if announce:
+            say(announce, err=True)
+        started = last = self._clock()
+        now_of = self._clock
+
+        def on_line(done, total=None, description=None):
+            nonlocal last
+            now = now_of()
+            if now - last >= HEARTBEAT_S:
+                last = now
+                what = description or state["description"]
+                say(f"{what}: {_count_text(done, total or state['total'], unit)}, "
+                    f"{round(now - started)} s so far...", err=True)
+            if description is not None:
+                state["description"] = description
+            if total is not None:
+                state["total"] = total
+
+        state = {"description": description, "total": total}
+        return on_line
+
+
+def _count_text(done: int, total: int | None, unit: str) -> str:
+    """ "41,203/100,000 requests finished"; "" until the total is known (never "0/?")."""
+    if not total:
+        return ""
+    return f"{done:,}/{total:,}" + (f" {unit}" if unit else "")
+
+
+@contextlib.contextmanager
+def long_run(quiet: bool = False, clock=None):
+    """A LongRun for the block (see LongRun); the bar, on a terminal, is gone when it ends."""
+    err = console(err=True)
+    if quiet or not err.is_terminal:
+        yield LongRun(None, quiet, clock)
+        return
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with keys_unechoed(), Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                                   BarColumn(bar_width=20), TextColumn("{task.fields[count]}"),
+                                   TimeElapsedColumn(), console=err, transient=True) as bar:
+        yield LongRun(bar, quiet, clock)
+
+
 # --- the pager ------------------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -229,3 +230,71 @@ def test_a_report_line_is_cut_wrapped_or_kept_by_what_it_is():
     assert fit("katas/a-long-name/test_visible.py:12: in test_x", 20) == \
         ["katas/a-long-name/test_visible.py:12: in test_x"]
     assert fit("short", 20) == ["short"]
+
+
+def test_a_long_engine_run_shows_its_progress_on_a_terminal():
+    from tests.terminal import ANSI, run_on_terminal, stock_env
+
+    code, raw = run_on_terminal(["engine", "run", "--no-compute", "--num-requests", "6000",
+                                 "--rate", "50", "--hardware", "H100"], stock_env(), timeout=240)
+    assert code == 0, raw[-2000:]
+    # the bar, redrawn as the run goes: requests finished of the trace, and the time it has taken
+    seen = ANSI.sub("", raw)
+    counts = [int(n.replace(",", "")) for n in
+              re.findall(r"reference\W+([\d,]+)/6,000 requests finished 0:\d\d:\d\d", seen)]
+    assert len(set(counts)) >= 2 and counts == sorted(counts) and counts[-1] <= 6000, seen[:2000]
+    assert "wall time: reference" in seen  # then the report
+
+
+def test_the_engine_reports_its_progress_as_it_runs():
+    from kata.engine import EngineConfig, LLMEngine
+    from kata.engine.outputs import PROGRESS_STEPS
+    from kata.engine.workloads import make_workload
+
+    trace = make_workload("chat", 300, seed=0, rate=20.0, max_model_len=4096)
+    seen: list[tuple[int, int]] = []
+    result = LLMEngine(EngineConfig(compute=False)).run(trace, on_progress=lambda d, t: seen.append((d, t)))
+    assert {t for _, t in seen} == {300} and 0 < seen[-1][0] <= 300
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and len(seen) == result.metrics.num_steps // PROGRESS_STEPS
+    plain = LLMEngine(EngineConfig(compute=False)).run(trace)  # the same run, reported or not
+    assert plain.metrics.to_dict() == result.metrics.to_dict()
+
+
+def test_off_a_terminal_a_long_run_says_it_is_still_going(monkeypatch, capsys):
+    from kata import output
+
+    monkeypatch.setenv("KATA_PLAIN", "1")
+    output.reset()
+    now = [0.0]
+    with output.long_run(clock=lambda: now[0]) as run:
+        update = run.task("reference", total=100_000, unit="requests finished", announce="running...")
+        update(10)
+        now[0] = output.HEARTBEAT_S + 1
+        update(41_203)
+        update(41_300)  # not again until another HEARTBEAT_S has passed
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["running...", "reference: 41,203/100,000 requests finished, 16 s so far..."]
+    output.reset()
+
+
+def test_a_grading_bar_shows_the_time_a_slow_last_test_is_taking():
+    """79 of 80 tests done and the 80th slow: the bar's clock keeps moving (its elapsed column)."""
+    import io
+
+    from rich.console import Console
+    from rich.progress import TimeElapsedColumn
+
+    from kata import output
+
+    output.reset()
+    output._consoles[True] = Console(file=io.StringIO(), force_terminal=True, width=80)
+    try:
+        with output.long_run() as run:
+            assert run._bar is not None
+            assert any(isinstance(c, TimeElapsedColumn) for c in run._bar.columns)
+            update = run.task("lru-kv-cache (auto-submit)", unit="tests")
+            update(79, 80, "lru-kv-cache (auto-submit), level 3")
+            task = run._bar.tasks[0]
+            assert (task.completed, task.total, task.fields["count"]) == (79, 80, "79/80 tests")
+    finally:
+        output.reset()

@@ -14,6 +14,8 @@ vLLM's default output kind. One completion per request (vLLM's `n=1`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
 from dataclasses import dataclass, field
 
 from kata.engine.config import EOS_TOKEN_ID
@@ -109,3 +111,25 @@ def generate(engine, prompts, params=None) -> list[RequestOutput]:
         ids.append(engine.add_request(prompt, p))
     by_id = {o.request_id: o for o in engine.run().outputs}
     return [by_id[i] for i in ids]
+
+
+PROGRESS_STEPS = 32  # counted_steps: a progress call once every this many steps
+OnProgress = Callable[[int, int], None]  # on_progress(requests finished, requests in all)
+S = TypeVar("S")
+
+
+def counted_steps(step: Callable[[], S], finished: list, num_done: int, total: int,
+                  on_progress: OnProgress) -> Callable[[], S]:
+    """`step` (LLMEngine's), calling on_progress(requests finished since `num_done`, `total`)
+    once every PROGRESS_STEPS steps: how `LLMEngine.run` reports a long run as it goes."""
+    count = 0
+
+    def counted() -> S:
+        nonlocal count
+        result = step()
+        count += 1
+        if count % PROGRESS_STEPS == 0:
+            on_progress(len(finished) - num_done, total)
+        return result
+
+    return counted

@@ -68,13 +68,20 @@ def _build_config(*, block_size, num_blocks, max_num_seqs, max_num_batched_token
         _fail(str(e))
 
 
-def _run_engine(config, trace, *, scheduler_policy=None, batcher_policy=None):
+def _run_engine(config, trace, *, label="reference", scheduler_policy=None, batcher_policy=None):
+    """One trace through the engine, its progress on stderr as it goes (kata.output.long_run:
+    a bar on a terminal, a line every few seconds otherwise): `label` names the run."""
     from kata.engine.llm_engine import LLMEngine
     from kata.engine.policy import PolicyError
+    from kata.output import long_run
 
     try:
-        return LLMEngine(config, scheduler_policy=scheduler_policy,
-                         batcher_policy=batcher_policy).run(trace)
+        with long_run() as progress:
+            update = progress.task(label, total=len(trace), unit="requests finished")
+            result = LLMEngine(config, scheduler_policy=scheduler_policy,
+                               batcher_policy=batcher_policy).run(trace, on_progress=update)
+            update(len(trace))
+            return result
     except PolicyError as e:
         from kata.output import error
 
@@ -194,7 +201,7 @@ def run(
     results = {"reference": _run_engine(config, trace)}
     stress = {}  # title -> {"reference": ..., "yours": ...}: where a plug-in's choices show
     if learner:
-        results["yours"] = _run_engine(config, trace, **learner)
+        results["yours"] = _run_engine(config, trace, label="yours", **learner)
         stress = _stress_runs(workload, rate, seed, learner, dict(
             block_size=block_size, max_num_seqs=max_num_seqs, hardware=hardware, tp=tp,
             interconnect=interconnect, max_num_batched_tokens=max_num_batched_tokens,
@@ -217,7 +224,8 @@ def _stress_runs(workload: str, rate: float, seed: int, learner: dict, options: 
         cfg = _build_config(**{**options, **overrides})
         t = make_workload(name, STRESS_REQUESTS, seed=seed, rate=at,
                           max_model_len=cfg.model.max_model_len, with_token_ids=True)
-        stress[title] = {"reference": _run_engine(cfg, t), "yours": _run_engine(cfg, t, **learner)}
+        stress[title] = {"reference": _run_engine(cfg, t, label=f"{title}: reference"),
+                         "yours": _run_engine(cfg, t, label=f"{title}: yours", **learner)}
     return stress
 
 
@@ -276,7 +284,7 @@ def compare(
     trace = make_workload(workload, num_requests, seed=seed, rate=rate,
                           max_model_len=configs["continuous, paged"].model.max_model_len,
                           with_token_ids=True)
-    results = {name: _run_engine(cfg, trace) for name, cfg in configs.items()}
+    results = {name: _run_engine(cfg, trace, label=name) for name, cfg in configs.items()}
     if as_json:
         import json
 
