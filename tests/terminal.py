@@ -28,9 +28,10 @@ def stock_env(**extra: str) -> dict[str, str]:
 
 
 def run_on_terminal(args, env: dict[str, str], cols: int = 80, rows: int = 30,
-                    keys: bytes = b"", timeout: float = 60.0) -> tuple[int, str]:
+                    keys: bytes = b"", timeout: float = 60.0, cwd=REPO) -> tuple[int, str]:
     """(exit code, raw bytes the terminal received, decoded). `keys` are typed one at a time
-    whenever the output has been idle for half a second (a pager waiting for `q`, a question)."""
+    whenever the output has been idle for half a second (a pager waiting for `q`, a question).
+    Run in `cwd` (the repository: give PYTHONPATH in `env` to run the test clock elsewhere)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
@@ -41,7 +42,7 @@ def run_on_terminal(args, env: dict[str, str], cols: int = 80, rows: int = 30,
     # a plain `kata` ignores $KATA_NOW: a test that sets the clock runs the test-clock launcher
     module = "tests.kata_test_clock" if env.get("KATA_NOW") else "kata"
     child = subprocess.Popen([sys.executable, "-m", module, *args], stdin=slave, stdout=slave,
-                             stderr=slave, env=env, cwd=REPO, preexec_fn=controlling_terminal,
+                             stderr=slave, env=env, cwd=cwd, preexec_fn=controlling_terminal,
                              close_fds=True)
     os.close(slave)
     chunks, pending = [], list(keys)
