@@ -677,12 +677,14 @@ def _missed_properties(result) -> None:
     """A practice session's feedback by property: the edge text of each hidden test missed ("a
     total exactly equal to the budget fits"), never its name, input, call or message. A mock exam
     shows counts only, as the real round does."""
-    missed = [t for t in result.tests if t.status != PASS and t.edge]
+    from kata.results import missed_edges
+
+    missed = missed_edges(result)
     if not missed:
         return
     say(f"Missed ({len(missed)}), by what each hidden test checks:", markup=False)
-    for t in missed[:10]:
-        say(f"  L{t.task_id} {t.edge}", markup=False)
+    for level, edge in missed[:10]:
+        say(f"  L{level} {edge}", markup=False)
     if len(missed) > 10:
         say(f"  ... and {len(missed) - 10} more (all of them in `kata review` after the session)",
             markup=False)

@@ -175,6 +175,13 @@ def timed_out(result: SuiteResult) -> int:
     return sum(ran_out_of_time(t) for t in result.tests)
 
 
+def missed_edges(result: SuiteResult) -> list[tuple[int | None, str]]:
+    """(level, edge text) of each test that did not pass and states its edge: a practice
+    session's feedback by property ("a total exactly equal to the budget fits"), never a test's
+    name, input, call or message."""
+    return [(t.task_id, t.edge) for t in result.tests if t.status != PASS and t.edge]
+
+
 def hidden_name(place: int) -> str:
     """How a hidden test is named where its name must not show (a live session): by its place."""
     return f"hidden test {place}"

@@ -311,11 +311,24 @@ def test_submit_shows_what_kata_submit_shows_and_opens_the_next_level(client, fi
 def test_no_hidden_test_shows_during_a_live_session(client, fixture_workbook, isolated_state):
     kata("start", "adder", "--yes", "--reveal", "all")
     ws(isolated_state).write_text(reference(fixture_workbook).replace("return a - b", "return b - a"))
-    bodies = [client.post("/api/submit/adder", headers=AUTH).text, client.post("/api/check/adder", headers=AUTH).text]
+    submitted = client.post("/api/submit/adder", headers=AUTH)
+    bodies = [submitted.text, client.post("/api/check/adder", headers=AUTH).text]
     bodies += [client.get(p, headers=AUTH).text for p in READS]
     for text in bodies:
-        for secret in ("test_sub", "subtracts to a negative", "Called sub(2, 5)", "test_div_by_zero", "graders/"):
+        for secret in ("test_sub", "Called sub(2, 5)", "test_div_by_zero", "graders/"):
             assert secret not in text, secret
+    # practising one kata, a submit says what each missed test checks (as `kata submit` does): its
+    # edge text, once, in `missed`; nowhere else, and never in the check or the state
+    assert submitted.json()["missed"] == [{"level": 1, "edge": "subtracts to a negative"}]
+    assert submitted.text.count("subtracts to a negative") == 1
+    assert not any("subtracts to a negative" in text for text in bodies[1:])
+
+
+def test_a_mock_exams_submit_in_the_room_names_no_edge(client, fixture_workbook, isolated_state):
+    kata("start", "oa", "--yes")
+    ws(isolated_state).write_text(reference(fixture_workbook).replace("return a - b", "return b - a"))
+    submitted = client.post("/api/submit/adder", headers=AUTH)
+    assert "missed" not in submitted.json() and "subtracts to a negative" not in submitted.text
 
 
 def test_the_reference_is_refused_during_a_live_session_as_kata_solution_refuses_it(client, fixture_workbook):

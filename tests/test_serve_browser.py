@@ -148,6 +148,12 @@ def test_a_session_in_the_browser(room, isolated_state, monkeypatch, tmp_path):
         expect(page.locator("#busy")).to_have_text("")
         shot("2-run")
 
+        # Submit the bug: practising one kata, what each missed hidden test checks, never its input
+        real_time(monkeypatch)
+        page.locator("#submit-btn").click()
+        expect(page.locator("ul.missed")).to_contain_text("L1 adds two numbers")
+        expect(page.locator("#busy")).to_have_text("")
+
         # Submit (saving first): the level's points, and level 2 opens in the prompt
         replace_text(LEVEL1)
         real_time(monkeypatch)

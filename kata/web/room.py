@@ -261,6 +261,7 @@ def submit(wb: Workbook, slug: str) -> dict:
     """`kata submit SLUG`: each level's tests passed and points, as the command line shows them
     (during a session each hidden test only as its level and pass/fail), and the levels it opened."""
     from kata.formats import redacted
+    from kata.results import missed_edges
 
     kata = kata_of(wb, slug)
     with ACT:
@@ -278,6 +279,8 @@ def submit(wb: Workbook, slug: str) -> dict:
         assert g.session is not None
         out["recorded"] = (f"Recorded for session {g.session.id}{g.question_share(wb)}. Details open "
                            "after the session (Finish, then the review).")
+        if g.session.kind == "kata":  # practice: what each missed test checks, as `kata submit` says
+            out["missed"] = [{"level": lv, "edge": edge} for lv, edge in missed_edges(g.result)]
     return out
 
 

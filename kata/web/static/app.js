@@ -532,6 +532,10 @@
       out.push(h("p", { class: "muted", text: "Practice (no live session): every hidden test is shown; the code is kept as a snapshot and counts for no session." }));
       out.push(testList(d.tests, true));
     } else {
+      if (d.missed && d.missed.length) { // practice: what each missed hidden test checks, never its input
+        out.push(h("p", { text: `Missed (${d.missed.length}), by what each hidden test checks:` }));
+        out.push(h("ul", { class: "missed" }, d.missed.map((m) => h("li", { text: `L${m.level ?? ""} ${m.edge}` }))));
+      }
       out.push(h("p", { class: "muted", text: d.recorded }));
     }
     return out;
