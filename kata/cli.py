@@ -249,6 +249,27 @@ def grading_progress(quiet: bool, what: str):
         yield factory
 
 
+def _clock_before_grading(wb, katas, as_json: bool) -> bool:
+    """`kata check` and `kata submit` piped: the clock line first, as every in-session command
+    prints it (on a terminal it heads the paged report instead: _paged_report). Whether printed."""
+    first = not as_json and not _interactive()
+    if first:
+        clock_line(wb, katas[0].slug if len(katas) == 1 else None)
+    return first
+
+
+@contextlib.contextmanager
+def _paged_report(wb, katas, clock_shown: bool):
+    """A grading report, paged on a terminal, the clock line on top of it (never scrolled off
+    above the pager) unless _clock_before_grading printed it already."""
+    from kata.output import paged
+
+    with paged():
+        if not clock_shown:
+            clock_line(wb, katas[0].slug if len(katas) == 1 else None)
+        yield
+
+
 def clock_line(wb, slug: str | None = None) -> None:
     """One line on top of every in-session command: session, question, time left, and a warning
     in the last 10, 5 and 1 minute(s). Nothing outside a session."""
@@ -588,9 +609,7 @@ def check(
 
     wb = workbook()
     katas = session.pick_katas(wb, slug, all_=slug is None)
-    clock_first = not as_json and not _interactive()  # piped: the first line, as in every command
-    if clock_first:
-        clock_line(wb, katas[0].slug if len(katas) == 1 else None)
+    clock_first = _clock_before_grading(wb, katas, as_json)
     with grading_progress(as_json, "visible tests") as progress:
         graded = session.check(wb, katas, progress)
     if junit_xml is not None:
@@ -601,11 +620,7 @@ def check(
         emit_json({"results": [{"kata": g.kata.slug, **g.result.to_json(),
                                 **({"pin_check": g.pin_check} if g.pin_check else {})} for g in graded]})
     else:
-        from kata.output import paged
-
-        with paged():  # on a terminal, the clock line on top of what is paged: never scrolled off
-            if not clock_first:
-                clock_line(wb, katas[0].slug if len(katas) == 1 else None)
+        with _paged_report(wb, katas, clock_first):
             for g in graded:
                 say(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
                     f"{g.result.passed}/{len(g.result.tests)} pass", markup=True)
@@ -639,9 +654,7 @@ def submit(
 
     wb = workbook()
     katas = session.pick_katas(wb, slug, all_ or slug is None)
-    clock_first = not as_json and not _interactive()  # piped: the first line, as in every command
-    if clock_first:
-        clock_line(wb, katas[0].slug if len(katas) == 1 else None)
+    clock_first = _clock_before_grading(wb, katas, as_json)
     with grading_progress(as_json, "hidden suite") as progress:
         graded = session.submit(wb, katas, progress)
     if junit_xml is not None:
@@ -663,11 +676,7 @@ def submit(
             rows.append(data)
         emit_json({"results": rows})
     else:
-        from kata.output import paged
-
-        with paged():  # on a terminal, the clock line on top of what is paged: never scrolled off
-            if not clock_first:
-                clock_line(wb, katas[0].slug if len(katas) == 1 else None)
+        with _paged_report(wb, katas, clock_first):
             _print_submitted(graded, level_table, test_lines)
     if any(g.result.status != PASS for g in graded):
         raise typer.Exit(1)
