@@ -179,7 +179,7 @@ class Watch:
         self.over = True
         self.emit("the session is over: `kata review` shows what you missed")
         # the screen's last message (on a terminal): what the deadline did with each question
-        self.message = "\n".join([*said, "the session is over: `kata review` shows what you missed"])
+        self.message = "\n".join([*said, "`kata review` shows what you missed"])  # the top line says it is over
         self.stop.set()
 
     def _counted(self) -> list[str]:
@@ -349,7 +349,7 @@ class Watch:
             parts.append(Text(f"first failure: {t.name.split('::')[-1]}: {t.message or ''}"))
             fitted = report_lines("\n".join("  " + line for line in detail[-15:]), console().width)
             parts.append(Text("\n", style="dim").join(fitted))
-        elif r and self.job is None:
+        elif r and self.job is None and not self.over:  # over: nothing passes, `s` submits nothing
             parts.append(Text("every visible test passes: `s` submits", style="green"))
         if self.message:
             parts.append(Text(self.message))

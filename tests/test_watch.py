@@ -205,3 +205,17 @@ def test_watch_says_when_the_workspace_file_is_deleted(fixture_workbook, isolate
     w.message = ""
     w.dispatch(Event("deleted", target))
     assert w.message == ""
+
+
+def test_watch_at_the_deadline_with_every_visible_test_passing_says_only_that_it_is_over(
+        fixture_workbook, isolated_state, capsys):
+    """Its last screen never says `s` submits (nothing can be submitted), and says once that
+    the session is over."""
+    kata("start", "adder", "--yes", "--reveal", "all", "--minutes", "0.05")  # 3 seconds
+    shutil.copyfile(fixture_workbook / "solutions" / "adder.py", isolated_state / "workspace" / "adder.py")
+    wb = Workbook.find()
+    w = Watch(wb, [wb.kata("adder")], plain=True)
+    w.run()
+    screen = "\n".join(str(part) for part in w.render().renderables)
+    assert "`s` submits" not in screen and "every visible test passes" not in screen, screen
+    assert screen.count("the session is over") == 1, screen
