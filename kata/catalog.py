@@ -38,6 +38,19 @@ class CatalogError(Exception):
     """A problem with the workbook's files, stated in one actionable line."""
 
 
+MAX_MINUTES = 24 * 60  # the longest timer a session may have: a day
+
+
+def check_minutes(minutes: float | None) -> None:
+    """--minutes: a positive, finite number of minutes, at most MAX_MINUTES (None: the default)."""
+    if minutes is None:
+        return
+    if not minutes > 0:
+        raise CatalogError(f"--minutes must be a positive number of minutes, got {minutes:g}")
+    if not minutes <= MAX_MINUTES:  # inf too
+        raise CatalogError(f"--minutes {minutes:g} is longer than a day: give at most {MAX_MINUTES}")
+
+
 # --- schema helpers ---------------------------------------------------------
 
 

@@ -25,7 +25,7 @@ import random
 from pathlib import Path
 
 from kata import hunt
-from kata.catalog import Kata, Question, Workbook
+from kata.catalog import Kata, Question, Workbook, check_minutes
 
 
 DEFAULT_MINUTES = 15  # `kata hunt` without --minutes
@@ -41,8 +41,7 @@ def hunt_question(wb: Workbook, slug: str | None, bug: str | None = None, decoy:
 
     if bug is not None and decoy:
         raise CatalogError("give --bug NAME or --decoy, not both")
-    if minutes is not None and not minutes > 0:
-        raise CatalogError(f"--minutes must be a positive number of minutes, got {minutes:g}")
+    check_minutes(minutes)
     rng = random.Random(seed)
     if slug is None:
         if bug is not None:

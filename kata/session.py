@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kata.catalog import REVEALS, CatalogError, Exam, Kata, Question, Workbook, scaled_score
+from kata.catalog import REVEALS, CatalogError, Exam, Kata, Question, Workbook, check_minutes, scaled_score
 from kata.kinds import KINDS, kind_of, new_seed
 from kata.results import PASS, SuiteResult
 from kata.store import DeadlineSnapshot, Session, Store, StoreError, Submission, still_live_message
@@ -99,8 +99,7 @@ def plan(wb: Workbook, target: str | None, minutes: float | None = None,
     questions keep their own levels and reveal unless `reveal` overrides them."""
     from kata.catalog import DEFAULT_EXAM
 
-    if minutes is not None and not minutes > 0:
-        raise CatalogError(f"--minutes must be a positive number of minutes, got {minutes:g}")
+    check_minutes(minutes)
     if reveal is not None and reveal not in REVEALS:
         raise CatalogError(f"--reveal '{reveal}' must be one of {', '.join(REVEALS)}")
     name = target or DEFAULT_EXAM

@@ -298,3 +298,12 @@ def test_a_grading_bar_shows_the_time_a_slow_last_test_is_taking():
             assert (task.completed, task.total, task.fields["count"]) == (79, 80, "79/80 tests")
     finally:
         output.reset()
+
+
+def test_a_timer_longer_than_a_day_or_endless_is_one_line_of_error(isolated_state):
+    for minutes in ("inf", "1e9", "1441"):
+        for command in (("start", "warm-up"), ("hunt", "lru-kv-cache")):
+            said = kata(*command, "--minutes", minutes, "--yes", code=2).output
+            assert "error: --minutes" in said and "longer than a day: give at most 1440" in said, said
+            assert "Traceback" not in said
+    assert "24 h on the clock" in kata("start", "warm-up", "--minutes", "1440", "--yes").output
