@@ -683,7 +683,19 @@ def _one_line_message(report) -> str:
         text = "timed out after " + text[len("Timeout (>"):].split(")")[0]
     elif text.startswith("SystemExit"):
         text = f"the code called sys.exit() ({text})"
-    return text[:MESSAGE_CAP]
+    return capped(text)
+
+
+def capped(text: str, cap: int = MESSAGE_CAP) -> str:
+    """`text` in at most `cap` characters: a longer one keeps its start and its end (where a
+    message often says what went wrong first: "First wrong answer: query 12, ...") with " … "
+    between, never cut off silently.
+
+    Example: capped("a" * 10 + "END", 9) -> "aaa … END" """
+    if len(text) <= cap:
+        return text
+    tail = cap * 2 // 5
+    return text[:cap - 3 - tail] + " … " + text[len(text) - tail:]
 
 
 def pytest_runtest_logreport(report):

@@ -307,3 +307,29 @@ def test_a_timer_longer_than_a_day_or_endless_is_one_line_of_error(isolated_stat
             assert "error: --minutes" in said and "longer than a day: give at most 1440" in said, said
             assert "Traceback" not in said
     assert "24 h on the clock" in kata("start", "warm-up", "--minutes", "1440", "--yes").output
+
+
+def test_a_long_failure_message_keeps_its_end_where_it_says_what_went_wrong_first():
+    """kv-block-store's oracle ends a long message with the first wrong answer: capped, the
+    message keeps it (and says where it cut), instead of stopping mid-string."""
+    import importlib.util
+    import types
+
+    import pytest
+
+    from kata.pytest_plugin import MESSAGE_CAP, capped
+
+    spec = importlib.util.spec_from_file_location(
+        "kv_oracle", ROOT / "graders" / "kv-block-store" / "kv_block_store_oracle.py")
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    queries = oracle.seeded_plain(3, 20, 1)
+    answers = oracle.oracle(queries)
+    wrong = types.SimpleNamespace(solution=lambda qs: answers[:-1] + ["nope"])
+    with pytest.raises(AssertionError) as raised:
+        oracle.run(wrong, queries)
+    message = str(raised.value)
+    assert len(message) > MESSAGE_CAP + 100 and "First wrong answer" in message[MESSAGE_CAP:]
+    shown = capped(message)
+    assert len(shown) <= MESSAGE_CAP and " … " in shown
+    assert shown.startswith(message[:200]) and shown.endswith("expected " + repr(answers[-1]) + ".")
