@@ -333,3 +333,15 @@ def test_a_long_failure_message_keeps_its_end_where_it_says_what_went_wrong_firs
     shown = capped(message)
     assert len(shown) <= MESSAGE_CAP and " … " in shown
     assert shown.startswith(message[:200]) and shown.endswith("expected " + repr(answers[-1]) + ".")
+
+
+def test_a_capped_message_is_not_printed_again_in_its_report():
+    from kata.pytest_plugin import capped
+    from kata.views import without_message
+
+    long = "Called solution([...]). Returned " + "x" * 900 + ". First wrong answer: query 3."
+    report = ["graders/kv/test_l1.py:9: in test_long_call", "    run(impl, queries)",
+              f"E   AssertionError: {long}"]
+    assert without_message(report, capped(long)) == report[:2]
+    assert without_message(report, "something else") == report
+    assert without_message(["E   ValueError: boom"], "boom") == []
