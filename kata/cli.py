@@ -164,11 +164,11 @@ def usage_error(message: str) -> None:
     error(message)
 
 
-def say(text: str, markup: bool = False, err: bool = False) -> None:
+def say(text: str, markup: bool = False, err: bool = False, indent: int | None = None) -> None:
     """Prose on the screen, wrapped at spaces, never inside a word (see kata.output.say)."""
     from kata.output import say as write
 
-    write(text, markup=markup, err=err)
+    write(text, markup=markup, err=err, indent=indent)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -691,12 +691,13 @@ def _missed_properties(result) -> None:
     missed = missed_edges(result)
     if not missed:
         return
-    say(f"Missed ({len(missed)}), by what each hidden test checks:", markup=False)
-    for level, edge in missed[:10]:
-        say(f"  L{level} {edge}", markup=False)
+    tests = sum(n for _, _, n in missed)
+    say(f"Missed ({tests}), by what each hidden test checks:", markup=False)
+    for level, edge, n in missed[:10]:  # a wrapped line continues under the text, not the level
+        say(f"  L{level} {edge}" + (f" ({n} tests)" if n > 1 else ""), markup=False, indent=5)
     if len(missed) > 10:
         say(f"  ... and {len(missed) - 10} more (all of them in `kata review` after the session)",
-            markup=False)
+            markup=False, indent=4)
 
 
 def _question_share(g) -> str:

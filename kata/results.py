@@ -175,11 +175,16 @@ def timed_out(result: SuiteResult) -> int:
     return sum(ran_out_of_time(t) for t in result.tests)
 
 
-def missed_edges(result: SuiteResult) -> list[tuple[int | None, str]]:
-    """(level, edge text) of each test that did not pass and states its edge: a practice
+def missed_edges(result: SuiteResult) -> list[tuple[int | None, str, int]]:
+    """(level, edge text, how many tests) for the tests that did not pass and state their edge,
+    in suite order, one row per text (a parametrised test's cases share theirs): a practice
     session's feedback by property ("a total exactly equal to the budget fits"), never a test's
     name, input, call or message."""
-    return [(t.task_id, t.edge) for t in result.tests if t.status != PASS and t.edge]
+    rows: dict[tuple[int | None, str], int] = {}
+    for t in result.tests:
+        if t.status != PASS and t.edge:
+            rows[(t.task_id, t.edge)] = rows.get((t.task_id, t.edge), 0) + 1
+    return [(level, edge, n) for (level, edge), n in rows.items()]
 
 
 def hidden_name(place: int) -> str:

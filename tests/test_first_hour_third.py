@@ -345,3 +345,23 @@ def test_a_capped_message_is_not_printed_again_in_its_report():
     assert without_message(report, capped(long)) == report[:2]
     assert without_message(report, "something else") == report
     assert without_message(["E   ValueError: boom"], "boom") == []
+
+
+def test_missed_edges_are_listed_once_each_and_wrap_under_their_text(isolated_state, monkeypatch):
+    from kata.catalog import load_kata
+    from kata.grading import grade
+
+    monkeypatch.setenv("COLUMNS", "80")
+    kata("start", "lru-kv-cache", "--yes")
+    wrong = (ROOT / "solutions" / "lru-kv-cache.py").read_text()
+    (isolated_state / "workspace" / "lru_kv_cache.py").write_text(wrong.replace(
+        "not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 1", "capacity < 1"))
+    said = kata("submit", code=1).output.splitlines()
+    start = next(i for i, ln in enumerate(said) if ln.startswith("Missed ("))
+    rows = said[start + 1:next(i for i, ln in enumerate(said) if ln.startswith("Recorded"))]
+    texts = [ln for ln in rows if ln.startswith("  L")]
+    assert len(texts) == len(set(texts)), rows  # a parametrised test's cases: one row
+    assert any(ln.endswith("tests)") for ln in rows), rows
+    assert all(ln.startswith("  L") or ln.startswith("     ") for ln in rows), rows  # continuations indented
+    graded = grade(load_kata(ROOT, "lru-kv-cache"), isolated_state / "workspace" / "lru_kv_cache.py")
+    assert said[start] == f"Missed ({sum(t.status != 'pass' for t in graded.tests)}), by what each hidden test checks:"

@@ -319,7 +319,7 @@ def test_no_hidden_test_shows_during_a_live_session(client, fixture_workbook, is
             assert secret not in text, secret
     # practising one kata, a submit says what each missed test checks (as `kata submit` does): its
     # edge text, once, in `missed`; nowhere else, and never in the check or the state
-    assert submitted.json()["missed"] == [{"level": 1, "edge": "subtracts to a negative"}]
+    assert submitted.json()["missed"] == [{"level": 1, "edge": "subtracts to a negative", "tests": 1}]
     assert submitted.text.count("subtracts to a negative") == 1
     assert not any("subtracts to a negative" in text for text in bodies[1:])
 

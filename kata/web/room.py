@@ -280,7 +280,7 @@ def submit(wb: Workbook, slug: str) -> dict:
         out["recorded"] = (f"Recorded for session {g.session.id}{g.question_share(wb)}. Details open "
                            "after the session (Finish, then the review).")
         if g.session.kind == "kata":  # practice: what each missed test checks, as `kata submit` says
-            out["missed"] = [{"level": lv, "edge": edge} for lv, edge in missed_edges(g.result)]
+            out["missed"] = [{"level": lv, "edge": edge, "tests": n} for lv, edge, n in missed_edges(g.result)]
     return out
 
 

@@ -533,8 +533,9 @@
       out.push(testList(d.tests, true));
     } else {
       if (d.missed && d.missed.length) { // practice: what each missed hidden test checks, never its input
-        out.push(h("p", { text: `Missed (${d.missed.length}), by what each hidden test checks:` }));
-        out.push(h("ul", { class: "missed" }, d.missed.map((m) => h("li", { text: `L${m.level ?? ""} ${m.edge}` }))));
+        const tests = d.missed.reduce((n, m) => n + m.tests, 0);
+        out.push(h("p", { text: `Missed (${tests}), by what each hidden test checks:` }));
+        out.push(h("ul", { class: "missed" }, d.missed.map((m) => h("li", { text: `L${m.level ?? ""} ${m.edge}${m.tests > 1 ? ` (${m.tests} tests)` : ""}` }))));
       }
       out.push(h("p", { class: "muted", text: d.recorded }));
     }
