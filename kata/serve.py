@@ -18,16 +18,25 @@ import threading
 import time
 from collections.abc import Callable
 
-EXTRA = "pip install 'kata-workbook[serve]'"
+PACKAGES = ("starlette>=0.37", "uvicorn>=0.30")  # the `serve` extra (pyproject.toml)
 HOST = "127.0.0.1"
 
 
 def missing() -> str | None:
-    """The one-line error when the server's packages are not installed, else None."""
-    absent = [name for name in ("starlette", "uvicorn") if importlib.util.find_spec(name) is None]
+    """The one-line error when the server's packages are not installed, else None. It names
+    the Python kata runs on: kata is not on a package index, so `pip install
+    'kata-workbook[serve]'` only works from a clone, and a pipx install has a Python of its own."""
+    import shlex
+    import sys
+
+    absent = [spec for spec in PACKAGES if importlib.util.find_spec(spec.split(">")[0]) is None]
     if not absent:
         return None
-    return f"kata serve needs {' and '.join(absent)}: {EXTRA}"
+    names = " and ".join(spec.split(">")[0] for spec in absent)
+    specs = " ".join(shlex.quote(spec) for spec in absent)
+    return (f"kata serve needs {names}, in the Python kata runs on: "
+            f"`{shlex.quote(sys.executable)} -m pip install {specs}` (installed with pipx: "
+            f"`pipx inject kata-workbook {specs}`; from a clone: `pip install -e '.[serve]'`)")
 
 
 class PortError(Exception):

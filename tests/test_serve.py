@@ -490,7 +490,12 @@ def test_kata_serve_without_the_extra_names_the_install_command(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "uvicorn" else real(name, *a))
     r = kata("serve", "--no-browser", code=2)
-    assert r.output.strip() == "error: kata serve needs uvicorn: pip install 'kata-workbook[serve]'"
+    said = " ".join(r.output.split())
+    assert said.startswith("error: kata serve needs uvicorn, in the Python kata runs on: "), said
+    # the Python kata runs on (a pipx install's own), pipx's way, and a clone's: never a bare
+    # `pip install 'kata-workbook[serve]'`, which finds no such package on an index
+    assert f"`{sys.executable} -m pip install 'uvicorn>=0.30'`" in said
+    assert "`pipx inject kata-workbook 'uvicorn>=0.30'`" in said and "pip install -e '.[serve]'" in said
 
 
 def test_kata_serve_on_a_port_in_use_says_so(fixture_workbook):
