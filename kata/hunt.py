@@ -185,7 +185,9 @@ def bug(kata: Kata, name: str, max_level: int | None = None) -> Bug:
                            f"give --level with its own level")
     from kata.catalog import did_you_mean
 
-    raise CatalogError(f"--bug {name}: no such zoo patch in tests/bugs/{kata.slug}/.{did_you_mean(name, names)}")
+    near = did_you_mean(name, names)
+    raise CatalogError(f"--bug {name}: no such zoo patch in tests/bugs/{kata.slug}/."
+                       + (near or f" Its bugs: {', '.join(sorted(names))}."))
 
 
 def handout(kata: Kata, bug_name: str | None, max_level: int) -> str:

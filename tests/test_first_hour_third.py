@@ -365,3 +365,10 @@ def test_missed_edges_are_listed_once_each_and_wrap_under_their_text(isolated_st
     assert all(ln.startswith("  L") or ln.startswith("     ") for ln in rows), rows  # continuations indented
     graded = grade(load_kata(ROOT, "lru-kv-cache"), isolated_state / "workspace" / "lru_kv_cache.py")
     assert said[start] == f"Missed ({sum(t.status != 'pass' for t in graded.tests)}), by what each hidden test checks:"
+
+
+def test_errors_name_what_was_typed(isolated_state):
+    said = " ".join(kata("engine", "run", "--tp", "3", code=2).output.split())
+    assert "error: --tp 3 must be an int >= 1 that divides" in said and "EngineConfig" not in said
+    said = " ".join(kata("hunt", "lru-kv-cache", "--bug", "nosuch", "--yes", code=2).output.split())
+    assert "no such zoo patch" in said and "Its bugs: aliases_caller_list, " in said and "bool_capacity" in said

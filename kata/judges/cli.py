@@ -65,7 +65,25 @@ def _build_config(*, block_size, num_blocks, max_num_seqs, max_num_batched_token
             compute=compute, backend=backend, device=device, hardware=hardware,
             tensor_parallel_size=tp, interconnect=interconnect)
     except ValueError as e:
-        _fail(str(e))
+        _fail(_as_options(str(e)))
+
+
+# EngineConfig's fields as `kata engine run` spells them
+OPTIONS = {"tensor_parallel_size": "--tp", "max_num_seqs": "--max-num-seqs", "block_size": "--block-size",
+           "num_blocks": "--num-blocks", "max_num_batched_tokens": "--max-num-batched-tokens",
+           "num_host_blocks": "--num-blocks", "max_model_len": "--max-model-len"}
+
+
+def _as_options(message: str) -> str:
+    """An EngineConfig error in the words of the command line that was typed:
+    "EngineConfig.tensor_parallel_size=3 must be ..." -> "--tp 3 must be ..."."""
+    import re
+
+    def option(m):
+        name = OPTIONS.get(m.group(2))
+        return f"{name} {m.group(3)}" if name else m.group(0)
+
+    return re.sub(r"\b(\w*Config)\.(\w+)=(\S+)", option, message)
 
 
 def _run_engine(config, trace, *, label="reference", scheduler_policy=None, batcher_policy=None):
