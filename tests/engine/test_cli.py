@@ -117,7 +117,7 @@ def one_error(output: str) -> bool:
     (["run", "--device", "cuda"], "--device cuda needs --backend torch"),
     (["compare", "--rate", "0"], "--rate must be > 0"),
     (["run", "--tp", "0"], "--tp must be > 0"),
-    (["run", "--tp", "3"], "tensor_parallel_size=3 must be an int >= 1 that divides"),
+    (["run", "--tp", "3"], "--tp 3 must be an int >= 1 that divides"),
     (["run", "--interconnect", "infiniband"], "unknown interconnect 'infiniband'"),
     (["run", "--model", "gpt-5"], "unknown model 'gpt-5'"),
     (["run", "--model", "llama-3.2-1b"], "computes on the torch backend: add --backend torch"),
