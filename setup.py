@@ -1,6 +1,6 @@
 """Ship the workbook's content inside the wheel.
 
-The katas, reference solutions, hidden suites, exams and bug zoos live at the repository's root (a
+The katas, reference solutions, hidden suites, exams, bug zoos and docs live at the repository's root (a
 clone is a workbook). A wheel carries them as package data under kata/_content/, from which `kata
 init DIR` writes a new workbook; an editable install reads them from the clone itself.
 """
@@ -12,7 +12,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-CONTENT = ("katas", "solutions", "graders", "exams", "tests/bugs")
+CONTENT = ("katas", "solutions", "graders", "exams", "tests/bugs", "docs")  # = kata.catalog.CONTENT
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis")
 
 

@@ -491,7 +491,8 @@ def _looks_like_workbook(path: Path) -> bool:
 
 
 # what a workbook holds, relative to its root: `kata init` copies these, a wheel ships them
-CONTENT = ("katas", "solutions", "graders", "exams", "tests/bugs")
+# (setup.py keeps the same list); docs/ for what prompts cite (docs/ENGINE.md's formulas)
+CONTENT = ("katas", "solutions", "graders", "exams", "tests/bugs", "docs")
 
 
 def packaged_content() -> Path:

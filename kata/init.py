@@ -1,7 +1,7 @@
 """`kata init DIR`: a new workbook, written from the katas this installation carries.
 
 Like a rustlings checkout: install the tool once (pip or pipx), then make a folder to practise in.
-The folder gets the katas, reference solutions, hidden suites, exams and bug zoos (see
+The folder gets the katas, reference solutions, hidden suites, exams, bug zoos and docs (see
 catalog.CONTENT), a .gitignore for the learner's state, and a short README. Inside it, every
 command works as in a clone of the repository; its workspace/ and .kata/ live there too.
 

@@ -372,3 +372,21 @@ def test_errors_name_what_was_typed(isolated_state):
     assert "error: --tp 3 must be an int >= 1 that divides" in said and "EngineConfig" not in said
     said = " ".join(kata("hunt", "lru-kv-cache", "--bug", "nosuch", "--yes", code=2).output.split())
     assert "no such zoo patch" in said and "Its bugs: aliases_caller_list, " in said and "bool_capacity" in said
+
+
+def test_every_file_a_prompt_cites_is_in_a_workbook_kata_init_makes(tmp_path):
+    import ast
+
+    from kata.catalog import CONTENT
+    from kata.init import init_workbook
+
+    setup = ast.parse((ROOT / "setup.py").read_text())
+    shipped = next(ast.literal_eval(n.value) for n in setup.body if isinstance(n, ast.Assign)
+                   and getattr(n.targets[0], "id", "") == "CONTENT")
+    assert shipped == CONTENT  # a wheel ships what `kata init` copies
+    wb = init_workbook(tmp_path / "wb")
+    cited = {(prompt.parent.name, m) for prompt in (ROOT / "katas").glob("*/PROMPT.md")
+             for m in re.findall(r"\b((?:docs|katas|exams)/[\w./-]+\.\w+)", prompt.read_text())}
+    assert ("serving-plan", "docs/ENGINE.md") in cited
+    assert [c for c in cited if not (wb / c[1]).is_file()] == []
+    assert not any("kata/engine/" in p.read_text() for p in (ROOT / "katas").glob("*/PROMPT.md"))
