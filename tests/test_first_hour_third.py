@@ -390,3 +390,18 @@ def test_every_file_a_prompt_cites_is_in_a_workbook_kata_init_makes(tmp_path):
     assert ("serving-plan", "docs/ENGINE.md") in cited
     assert [c for c in cited if not (wb / c[1]).is_file()] == []
     assert not any("kata/engine/" in p.read_text() for p in (ROOT / "katas").glob("*/PROMPT.md"))
+
+
+def test_engine_tables_keep_each_row_on_one_line_at_80_columns(isolated_state, monkeypatch):
+    from rich.cells import cell_len
+
+    monkeypatch.setenv("COLUMNS", "80")
+    said = kata("engine", "compare").output.splitlines()
+    assert all(cell_len(ln) <= 80 for ln in said), said
+    rows = [ln for ln in said if ln.startswith("│")]
+    assert len(rows) == 13, rows  # one line per metric: no figure wrapped onto a second
+    ttft = next(ln for ln in rows if "TTFT p50/p90/p99 s" in ln)
+    assert len(re.findall(r"\d/[\d.]+/[\d.]+", ttft)) == 3, ttft
+    said = kata("engine", "run", "--no-compute", "--hardware", "A10G", "--num-requests", "200", "--rate",
+                "30", "--interceptor", str(ROOT / "solutions" / "safety-interceptor.py")).output.splitlines()
+    assert len([ln for ln in said if ln.startswith("│")]) == 3, said

@@ -267,7 +267,7 @@ FIGURES = [
     ("cancelling 29 flagged requests early also brings the served\nrequests' median TTFT from 12.0 s to 9.2 s",
      "kata engine run --no-compute --hardware A10G --num-requests 200 --rate 30 --interceptor "
      "solutions/safety-interceptor.py",
-     r"served with │ (?:119[5-9]|120[0-4])\d\.\d .*with: max\(first token, verdict\) │ "
+     r"the served ones │ (?:119[5-9]|120[0-4])\d\.\d .*with: max\(token, verdict\) │ "
      r"(?:91[5-9]|92[0-4])\d\.\d .*refused 29 "),
     ("continuous batching gives 6.7x the output throughput of static batching",
      "kata engine compare", r"continuous, paged: 6\.7x the output throughput of static batching"),

@@ -12,16 +12,16 @@ from kata.engine.arith import cdiv
 SPARK = " ▁▂▃▄▅▆▇█"
 
 ROWS = [  # (label, metric field, format)
-    ("requests", "num_requests", "{:.0f}"),
+    ("requests", "num_requests", "{:,.0f}"),
     ("output tokens/s", "output_tokens_per_s", "{:,.0f}"),
     ("requests/s", "requests_per_s", "{:.2f}"),
-    ("TTFT p50/p90/p99 s", ("ttft_p50", "ttft_p90", "ttft_p99"), "{:.3f}"),
+    ("TTFT p50/p90/p99 s", ("ttft_p50", "ttft_p90", "ttft_p99"), "sig"),
     ("TPOT p50/p90/p99 ms", ("tpot_p50", "tpot_p90", "tpot_p99"), "ms"),
-    ("E2E p50/p90/p99 s", ("e2e_p50", "e2e_p90", "e2e_p99"), "{:.2f}"),
+    ("E2E p50/p90/p99 s", ("e2e_p50", "e2e_p90", "e2e_p99"), "sig"),
     ("KV use mean/peak", ("kv_utilization_mean", "kv_utilization_peak"), "%"),
     ("KV waste *", "kv_waste", "%"),
-    ("preemptions", "num_preemptions", "{:.0f}"),
-    ("TTFT over the {slo:g} s SLO", "ttft_slo_violations", "{:.0f}"),  # engine.metrics.TTFT_SLO_S
+    ("preemptions", "num_preemptions", "{:,.0f}"),
+    ("TTFT over the {slo:g} s SLO", "ttft_slo_violations", "{:,.0f}"),  # engine.metrics.TTFT_SLO_S
     ("prefix-cache hits", "prefix_cache_hit_rate", "%"),
     ("simulated time s", "makespan_s", "{:.2f}"),
     ("steps", "num_steps", "{:,.0f}"),
@@ -30,15 +30,25 @@ WASTE_NOTE = ("* reserved KV slots holding no token (time-weighted): under pagin
               "end of each last block")
 
 
+def _sig(v: float) -> str:
+    """About three significant figures, never an exponent: 0.2051 -> '0.205', 1.275 -> '1.27',
+    77.38 -> '77.4', 155.4 -> '155', 12345.6 -> '12,346'."""
+    a = abs(v)
+    return f"{v:,.0f}" if a >= 100 else f"{v:.1f}" if a >= 10 else f"{v:.2f}" if a >= 1 else f"{v:.3f}"
+
+
 def _fmt(metrics, field, fmt) -> str:
+    """A cell: its parts joined by "/" with no spaces, short enough that three runs' columns fit 80
+    columns unwrapped (the table keeps each cell on one line)."""
     fields = field if isinstance(field, tuple) else (field,)
     values = [getattr(metrics, f) for f in fields]
-    # " / " between the parts: a narrow column wraps at the spaces, never inside a number
     if fmt == "%":
-        return " / ".join(f"{v:.1%}" for v in values)
+        return "/".join(f"{v:.1%}" for v in values)
     if fmt == "ms":
-        return " / ".join(f"{v * 1e3:.1f}" for v in values)
-    return " / ".join(fmt.format(v) for v in values)
+        return "/".join(_sig(v * 1e3) for v in values)
+    if fmt == "sig":
+        return "/".join(_sig(v) for v in values)
+    return "/".join(fmt.format(v) for v in values)
 
 
 def _metrics_table(columns: dict):
@@ -46,12 +56,19 @@ def _metrics_table(columns: dict):
 
     from kata.engine.metrics import TTFT_SLO_S  # (numpy: loaded by then, the runs are done)
 
+    import textwrap
+
+    labels = [label.format(slo=TTFT_SLO_S) for label, _, _ in ROWS]
+    cells = {name: [_fmt(m, field, fmt) for _, field, fmt in ROWS] for name, m in columns.items()}
     table = Table()
-    table.add_column("metric", ratio=1)
-    for name in columns:
-        table.add_column(name, justify="right", overflow="fold", ratio=1)
-    for label, field, fmt in ROWS:
-        table.add_row(label.format(slo=TTFT_SLO_S), *(_fmt(m, field, fmt) for m in columns.values()))
+    # a label takes its own width; a cell of figures never wraps, and a run's name wraps (at its
+    # spaces) to its figures' width, so three runs fit 80 columns
+    table.add_column("metric", min_width=max(map(len, labels)) if len(columns) < 3 else 17)
+    for name, column in cells.items():
+        width = max(12, *map(len, column))
+        table.add_column(textwrap.fill(name, width), justify="right", no_wrap=True)
+    for i, label in enumerate(labels):
+        table.add_row(label, *(column[i] for column in cells.values()))
     return table
 
 

@@ -33,7 +33,7 @@ def _console():
     from rich.console import Console
 
     plain = bool(os.environ.get("KATA_PLAIN")) or bool(os.environ.get("NO_COLOR"))
-    return Console(highlight=False, no_color=plain, width=100 if plain else None)
+    return Console(highlight=False, no_color=plain, width=int(os.environ.get("COLUMNS") or 100) if plain else None)
 
 
 def _load_plugin(kind: str, path: Path):

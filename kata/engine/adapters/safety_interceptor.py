@@ -209,10 +209,10 @@ def render(console, run: InterceptedRun) -> None:
     t = Table(title="TTFT with and without the interceptor (ms)")
     for col in ("", "p50", "p90", "p99", "requests"):
         t.add_column(col, justify="right" if col else "left")
-    rows = [("without: every request", run.ttft_without)]
+    rows = [("without: every request", run.ttft_without)]  # short labels: one line each at 80 columns
     if run.ttft_with:
-        rows += [("without: the requests served with it", run.ttft_served_without),
-                 ("with: max(first token, verdict)", run.ttft_with)]
+        rows += [("without: the served ones", run.ttft_served_without),
+                 ("with: max(token, verdict)", run.ttft_with)]
     for name, values in rows:
         t.add_row(name, *(f"{_pct(values, q):.1f}" for q in (50, 90, 99)), str(len(values)))
     console.print(t)
