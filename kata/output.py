@@ -88,12 +88,17 @@ def wrap(text: Text, width: int, indent: int | None = None) -> list[Text]:
     return lines
 
 
+# a number with its unit stays on one line: "15 min", "1 h 30 min", "2 s", "40 points"
+_QUANTITY = (r"\d[\d,.]*\s(?:h|min|s|ms|points?|pts|tests?|GiB|MiB|GB|MB)\b"
+             r"(?:\s\d+\s(?:min|s)\b)*[^\s`]*")
+
+
 def _words(plain: str, room: int) -> list[tuple[int, int]]:
-    """(start, end) of each unit wrapping keeps whole: a word, or an inline code span with what
-    follows it (`HUNT_VERDICT = "correct"`, `kata restore SLUG N`), so a command or an
+    """(start, end) of each unit wrapping keeps whole: a word, a number with its unit (`_QUANTITY`),
+    or an inline code span with what follows it (`HUNT_VERDICT = "correct"`, `kata restore SLUG N`), so a command or an
     assignment is never cut across two lines. A span longer than `room` is cut at its spaces."""
     units = []
-    for m in re.finditer(r"`[^`\n]+`[^\s`]*|\S+", plain):
+    for m in re.finditer(r"`[^`\n]+`[^\s`]*|" + _QUANTITY + r"|\S+", plain):
         if m.group().startswith("`") and " " in m.group() and m.end() - m.start() > room:
             units += [(m.start() + w.start(), m.start() + w.end()) for w in re.finditer(r"\S+", m.group())]
         else:

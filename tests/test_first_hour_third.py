@@ -405,3 +405,15 @@ def test_engine_tables_keep_each_row_on_one_line_at_80_columns(isolated_state, m
     said = kata("engine", "run", "--no-compute", "--hardware", "A10G", "--num-requests", "200", "--rate",
                 "30", "--interceptor", str(ROOT / "solutions" / "safety-interceptor.py")).output.splitlines()
     assert len([ln for ln in said if ln.startswith("│")]) == 3, said
+
+
+def test_a_number_keeps_its_unit_on_its_line():
+    from rich.text import Text
+
+    from kata.output import wrap
+
+    for width in range(16, 40):
+        lines = [t.plain for t in wrap(Text("Q4. LoRA memory math (lora-memory-math): level 1, about "
+                                            "1 h 30 min, then 15 min more and 40 points"), width)]
+        assert not any(re.search(r"\d$", ln) for ln in lines[:-1]), (width, lines)  # never "15" / "min"
+        assert not any(re.match(r"(min|h|s|points)\b", ln) for ln in lines[1:]), (width, lines)
