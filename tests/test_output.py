@@ -173,24 +173,22 @@ def test_show_in_colour_never_rewraps_a_code_block(monkeypatch):
 def test_engine_tables_never_split_a_number(cols80):
     from rich.console import Console
 
+    from kata.engine.report import _metrics_table
     from kata.judges.cli import _fmt
 
     class M:
         ttft_p50, ttft_p90, ttft_p99 = 67.783, 135.941, 148.574
 
-    text = _fmt(M, ("ttft_p50", "ttft_p90", "ttft_p99"), "{:.3f}")
-    assert text == "67.783 / 135.941 / 148.574"
-    console = Console(width=30, record=True, file=open("/dev/null", "w"))
-    from rich.table import Table
+    assert _fmt(M, ("ttft_p50", "ttft_p90", "ttft_p99"), "sig") == "67.8/136/149"
+    assert _fmt(M, ("ttft_p50",), "{:.3f}") == "67.783"
+    from kata.engine.metrics import Metrics
 
-    table = Table()
-    table.add_column("metric", ratio=1)
-    table.add_column("value", justify="right", overflow="fold", ratio=1)
-    table.add_row("TTFT p50/p90/p99 s", text)
-    console.print(table)
-    screen = console.export_text()
-    for number in ("67.783", "135.941", "148.574"):
-        assert number in screen, screen
+    metrics = Metrics(**{f.name: 1234.5678 for f in __import__("dataclasses").fields(Metrics)
+                         if f.type in ("float", "int", float, int)})
+    console = Console(width=60, record=True, file=open("/dev/null", "w"))
+    console.print(_metrics_table({"reference": metrics, "yours": metrics}))
+    rows = [ln for ln in console.export_text().splitlines() if ln.startswith("│")]
+    assert len(rows) == 13 and all("1,235/1,235/1,235" in ln for ln in rows if "p50/p90/p99 s" in ln), rows
 
 
 def test_review_lists_the_first_misses_then_all_with_failed(cols80, isolated_state):
