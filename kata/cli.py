@@ -369,7 +369,7 @@ def init(directory: Path = typer.Argument(..., help="A new (or empty) folder for
 @handled
 def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the katas and exams, with your best score so far."""
-    from kata.session import exam_series, open_store, series_name
+    from kata.session import open_store, series_name
 
     wb = workbook()
     katas, exams = wb.katas(), wb.exams()
@@ -383,7 +383,17 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
                        "katas": list(e.katas), "series": series_name(e.name)} for e in exams],
         })
         return
+    from kata.output import paged
+
+    with paged():  # a row per kata and per exam: taller than a screen
+        _print_catalog(wb, katas, exams, best)
+
+
+def _print_catalog(wb, katas, exams, best) -> None:
+    """`kata list`'s tables: the katas, then the exams (a series together), the default marked."""
     from rich.table import Table
+
+    from kata.session import exam_series
 
     # on a narrow screen (80 columns) short headers leave the titles room, and the exams' titles
     # (which `kata start` shows) give theirs to the questions, so a row wraps less

@@ -417,3 +417,16 @@ def test_a_number_keeps_its_unit_on_its_line():
                                             "1 h 30 min, then 15 min more and 40 points"), width)]
         assert not any(re.search(r"\d$", ln) for ln in lines[:-1]), (width, lines)  # never "15" / "min"
         assert not any(re.match(r"(min|h|s|points)\b", ln) for ln in lines[1:]), (width, lines)
+
+
+def test_kata_list_taller_than_the_screen_goes_to_the_pager(tmp_path):
+    import sys
+
+    from tests.terminal import run_on_terminal, stock_env
+
+    seen = tmp_path / "paged.txt"
+    pager = f"{sys.executable} -c \"import sys; open('{seen}', 'w').write(sys.stdin.read())\""
+    env = stock_env(PAGER=pager, KATA_STATE_DIR=str(tmp_path / "state"))
+    code, _ = run_on_terminal(["list"], env, rows=30, timeout=60)
+    shown = seen.read_text()
+    assert code == 0 and shown.lstrip().startswith("Katas") and "llm-infra-oa *" in shown
