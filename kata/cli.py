@@ -892,7 +892,7 @@ def review(
     """After a session: the score per level, and each hidden test you missed with its edge case and
     message (--failed: all of them; --all: every test). Long output goes through a pager."""
     from kata import session
-    from kata.views import clock, level_table, review_lines
+    from kata.views import elapsed, level_table, review_lines
 
     wb = workbook()
     rev = session.review(wb, session_id)
@@ -919,11 +919,11 @@ def review(
         if rev.live is not None:
             say(f"Session {rev.live.id} ({rev.live.name}) is live; its review opens after it ends. "
                 f"This is session {rev.session.id}, the last one that ended.")
-        _print_review(out(), rev, clock, level_table, review_lines,
+        _print_review(out(), rev, elapsed, level_table, review_lines,
                       "all" if all_ else "failed" if failed else "summary")
 
 
-def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
+def _print_review(con, rev, elapsed, level_table, review_lines, mode) -> None:
     s = rev.session
     say(f"[bold]Review of session {s.id}[/] ({s.name}, {s.status.replace('_', ' ')}): "
         f"[bold]{rev.points_earned:g}/{rev.points_possible:g}[/] points", markup=True)
@@ -932,22 +932,22 @@ def _print_review(con, rev, clock, level_table, review_lines, mode) -> None:
     for i, q in enumerate(rev.questions, start=1):
         con.rule(f"Q{i}. {q.title} ({q.slug})")
         if q.hunt:
-            _print_hunt(con, q.hunt, clock)
+            _print_hunt(con, q.hunt, elapsed)
         if q.result is None:
             say(f"  no submission before the cutoff: 0/{q.points_possible:g}", markup=True)
             continue
         spent = ""
         if q.first_activity is not None and q.last_submission is not None:
-            spent = (f", made at {clock(q.last_submission)}; worked from {clock(q.first_activity)}")
+            spent = (f", made at {elapsed(q.last_submission)}; worked from {elapsed(q.first_activity)}")
         when = "when you finished" if s.ended_by == "finish" else "at the deadline"
         auto = f" (auto-submitted {when})" if q.submission and q.submission.auto else ""
         say(f"  counted: the best of {q.submissions} submission(s) before the cutoff{spent}{auto}", markup=True)
         if q.splits:
-            say("  levels passed at: " + ", ".join(f"L{lv} {clock(t)}" for lv, t in q.splits.items())
+            say("  levels passed at: " + ", ".join(f"L{lv} {elapsed(t)}" for lv, t in q.splits.items())
                 + f" (of level{'s' if len(q.levels) > 1 else ''} {', '.join(map(str, q.levels))})",
                 markup=True)
         if q.submit_times:
-            say("  submitted at: " + ", ".join(clock(t) for t in q.submit_times), markup=True)
+            say("  submitted at: " + ", ".join(elapsed(t) for t in q.submit_times), markup=True)
         con.print(level_table(q.result, ""))
         review_lines(q.result, mode)
 
@@ -966,7 +966,7 @@ def _print_timeline(rev) -> None:
         say(f"  level {row['level']}: {took}; reported {lo}-{hi} min", markup=False)
 
 
-def _print_hunt(con, h: dict, clock) -> None:
+def _print_hunt(con, h: dict, elapsed) -> None:
     """A hunt's part of the review: what the bug was (its zoo header), the pin, the times."""
     from kata.hunt import CORRECT_CLAIM, verdict_words
 
@@ -981,8 +981,8 @@ def _print_hunt(con, h: dict, clock) -> None:
     if h["decoy"] and h["verdict"] != "correct_claim":  # the advice for a bug does not fit a decoy
         reason = f'the right answer was {CORRECT_CLAIM} = "correct" in your test file'
     say(f"  pin: {verdict_words(h['verdict'])}, {h['pin_points']:g} points" + (f": {reason}" if reason else ""))
-    times = [f"pinned at {clock(h['pinned_at_s'])}" if h["pinned_at_s"] is not None else "never pinned",
-             f"fixed at {clock(h['fixed_at_s'])}" if h["fixed_at_s"] is not None else "never fixed"]
+    times = [f"pinned at {elapsed(h['pinned_at_s'])}" if h["pinned_at_s"] is not None else "never pinned",
+             f"fixed at {elapsed(h['fixed_at_s'])}" if h["fixed_at_s"] is not None else "never fixed"]
     say("  " + ", ".join(times))
 
 
@@ -1141,10 +1141,10 @@ def history(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
 def _splits_by_question(s, splits: dict) -> str:
     """When each level passed, by question number (Q2 L1 12:10), or by level alone in a session of
     one kata: a slug per row would not fit 80 columns beside the rest."""
-    from kata.views import clock
+    from kata.views import elapsed
 
     def levels(sp: dict) -> str:
-        return " ".join(f"L{lv} {clock(t)}" for lv, t in sp.items())
+        return " ".join(f"L{lv} {elapsed(t)}" for lv, t in sp.items())
 
     if len(s.katas) == 1:
         return "; ".join(levels(sp) for sp in splits.values() if sp)

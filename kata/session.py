@@ -481,18 +481,18 @@ class AutoSubmitted:
 
     def line(self) -> str:
         """One line for the learner: what the deadline did with this question."""
-        from kata.views import clock
+        from kata.views import elapsed
 
         if self.already:
             return (f"{self.kata.slug}: the version saved at "
-                    f"{clock(self.saved_at - self.session.started_at)} was submitted already")
+                    f"{elapsed(self.saved_at - self.session.started_at)} was submitted already")
         if self.submission is None:
             if self.not_graded:
                 return f"{self.kata.slug}: {self.not_graded}: not graded"
             return f"{self.kata.slug}: not attempted (the code as handed out): 0 points"
         sub = self.submission
         return (f"{self.kata.slug}: auto-submitted the version saved at "
-                f"{clock(self.saved_at - self.session.started_at)}: "
+                f"{elapsed(self.saved_at - self.session.started_at)}: "
                 f"{sub.points_earned:g}/{sub.points_possible:g} points")
 
     def lines(self) -> list[str]:
@@ -636,9 +636,9 @@ def _grade_final(wb: Workbook, store: Store, s: Session, q: Question, kata: Kata
 
 def _evidence(s: Session, chosen: _Version, from_file: _Version | None, found: str) -> str:
     """What settling went by, where the keeper's record did not decide (see _file_at_cutoff)."""
-    from kata.views import clock
+    from kata.views import elapsed
 
-    at = clock(chosen[1] - s.started_at)
+    at = elapsed(chosen[1] - s.started_at)
     if chosen is from_file:
         return f"graded by its modification time, {at} (the deadline keeper did not run)"
     why = "the deadline keeper did not run" if found == "mtime" else found

@@ -44,6 +44,16 @@ def clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def elapsed(seconds: float) -> str:
+    """A moment of a session, as time since its start, in a stopwatch's notation that no one
+    reads as a time of day or takes minutes for hours: 42 -> '42s', 137 -> '2m17s',
+    3725 -> '1h02m05s' (to the nearest second, as `clock`)."""
+    s = max(0, round(seconds))
+    h, rest = divmod(s, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+
+
 def duration(seconds: float) -> str:
     """A length of time in words, never read as a time of day or as hours: 13 -> '13 s',
     60 -> '1 min', 90 -> '1 min 30 s', 5400 -> '1 h 30 min' (to the nearest second)."""
@@ -379,7 +389,7 @@ def progress_lines(rows) -> None:
             line += f"  sessions: {spark}"
         say(line, markup=False, indent=width + 2)
         if r.fastest:
-            say(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {clock(t)}"
+            say(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {elapsed(t)}"
                                                          for lv, t in r.fastest.items()),
                 markup=False)
         if getattr(r, "hunts", None):

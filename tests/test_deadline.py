@@ -41,7 +41,7 @@ def test_saved_reference_is_auto_submitted_after_the_deadline_with_full_points(i
     assert row["points_earned"] == 100 == row["points_possible"]  # every level, opened in turn
     assert row["auto_submitted"] == ["lru-kv-cache"]
     assert row["level_passed_s"] == {"lru-kv-cache": {"1": 20.0, "2": 20.0, "3": 20.0}}
-    assert "lru-kv-cache: auto-submitted the version saved at 0:20: 100/100 points" in result.stderr
+    assert "lru-kv-cache: auto-submitted the version saved at 20s: 100/100 points" in result.stderr
     again = kata("history", "--json")  # settled once: no second auto-submission
     assert "auto-submitted" not in again.stderr
     rev = json.loads(kata("review", "--json").stdout)
@@ -186,7 +186,7 @@ def test_finish_grades_saved_work_that_was_never_submitted(fixture_workbook, iso
     saved_at(target, 30)
     at(monkeypatch, 60)
     done = kata("finish", "--yes")
-    assert "adder: auto-submitted the version saved at 0:30: 30/30 points" in done.stdout
+    assert "adder: auto-submitted the version saved at 30s: 30/30 points" in done.stdout
     row = json.loads(kata("history", "--json").stdout)["sessions"][0]
     assert row["status"] == "finished" and row["points_earned"] == 30
     assert "auto-submitted when you finished" in kata("review").stdout

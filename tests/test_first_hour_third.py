@@ -430,3 +430,10 @@ def test_kata_list_taller_than_the_screen_goes_to_the_pager(tmp_path):
     code, _ = run_on_terminal(["list"], env, rows=30, timeout=60)
     shown = seen.read_text()
     assert code == 0 and shown.lstrip().startswith("Katas") and "llm-infra-oa *" in shown
+
+
+def test_a_moment_of_a_session_never_reads_as_hours_or_a_time_of_day():
+    from kata.views import elapsed
+
+    assert [elapsed(s) for s in (0, 42, 67, 137, 3725, 5400)] == \
+        ["0s", "42s", "1m07s", "2m17s", "1h02m05s", "1h30m00s"]

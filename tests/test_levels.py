@@ -122,14 +122,14 @@ def test_review_and_history_show_when_each_level_passed(wb, isolated_state, monk
     kata("submit")  # level 2 passes
     kata("finish")
     rev = kata("review").output
-    assert "levels passed at: L1 2:30, L2 4:30 (of levels 1, 2)" in rev
-    assert "submitted at: 1:00, 2:30, 4:30" in rev
+    assert "levels passed at: L1 2m30s, L2 4m30s (of levels 1, 2)" in rev
+    assert "submitted at: 1m00s, 2m30s, 4m30s" in rev
     data = json.loads(kata("review", "--json").output)["questions"][0]
     assert data["level_passed_s"] == {"1": 150.0, "2": 270.0}
     hist = json.loads(kata("history", "--json").output)["sessions"][0]
     assert hist["level_passed_s"] == {"adder": {"1": 150.0, "2": 270.0}}
     assert hist["status"] == "finished"
-    assert "L1 2:30 L2 4:30" in kata("history").output  # one kata: its levels alone
+    assert "L1 2m30s L2 4m30s" in kata("history").output  # one kata: its levels alone
 
 
 def test_start_shows_the_briefing_and_asks_on_a_terminal(wb, isolated_state, monkeypatch):

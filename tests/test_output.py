@@ -231,7 +231,7 @@ def test_progress_charts_the_best_score_and_the_fastest_levels(fixture_workbook,
     kata("finish")
     out = kata("progress").output
     assert out.startswith("Best score per kata on its hidden suite:\nadder ")
-    assert "adder" in out and "30/30" in out and "fastest: L1 0:30, L2 1:30" in out
+    assert "adder" in out and "30/30" in out and "fastest: L1 30s, L2 1m30s" in out
     (row,) = json.loads(kata("progress", "--json").output)["katas"]
     assert row["best"] == 30 and row["sessions"] == [{"session": 1, "points_earned": 30}]
     assert row["fastest_level_s"] == {"1": 30.0, "2": 90.0}

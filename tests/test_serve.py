@@ -386,7 +386,7 @@ def test_the_deadline_auto_submits_the_saved_work_on_a_post(client, fixture_work
     assert state["last_ended"] == {"id": 1, "name": "adder", "status": "timed_out"}
     settled = client.post("/api/settle", headers=AUTH).json()["settled"]
     assert settled[0]["session"] == 1
-    assert settled[0]["lines"][0] == "adder: auto-submitted the version saved at 1:40: 30/30 points"
+    assert settled[0]["lines"][0] == "adder: auto-submitted the version saved at 1m40s: 30/30 points"
     assert client.get("/api/state", headers=AUTH).json()["pending_settle"] is False
     assert client.post("/api/settle", headers=AUTH).json() == {"settled": []}
     assert json.loads(kata("history", "--json").output)["sessions"][0]["points_earned"] == 30
@@ -405,7 +405,7 @@ def test_progress_draws_its_charts_from_what_kata_progress_prints(client, fixtur
     d = client.get("/api/progress", headers=AUTH).json()
     cli = json.loads(kata("progress", "--json").output)["katas"][0]
     assert d["katas"][0]["best"] == cli["best"] == 30
-    assert d["katas"][0]["fastest"] == {"L1": "1:30", "L2": "2:30"}
+    assert d["katas"][0]["fastest"] == {"L1": "1m30s", "L2": "2m30s"}
     assert d["charts"]["katas"].count("<svg") == 1 and "best 30/30" in d["charts"]["katas"]
     assert "L1 1.5m" in d["charts"]["levels"] and "L2 1.0m" in d["charts"]["levels"]
     assert "S1 adder" in d["charts"]["levels"]

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from kata import session
 from kata.catalog import Workbook
-from kata.web.room import Refused, clock, level_rows
+from kata.web.room import Refused, level_rows
+
+
+def elapsed(seconds: float) -> str:
+    """A moment of the session since its start, as the command line writes it (views.elapsed)."""
+    from kata.views import elapsed as fmt
+
+    return fmt(seconds)
 
 
 def review(wb: Workbook, session_id: int | None) -> dict:
@@ -43,7 +50,7 @@ def _question(s, q) -> dict:
     if q.result is not None:
         spent = ""
         if q.first_activity is not None and q.last_submission is not None:
-            spent = f", made at {clock(q.last_submission)}; worked from {clock(q.first_activity)}"
+            spent = f", made at {elapsed(q.last_submission)}; worked from {elapsed(q.first_activity)}"
         when = "when you finished" if s.ended_by == "finish" else "at the deadline"
         auto = f" (auto-submitted {when})" if q.submission and q.submission.auto else ""
         counted = f"counted: the best of {q.submissions} submission(s) before the cutoff{spent}{auto}"
@@ -52,8 +59,8 @@ def _question(s, q) -> dict:
          "message": t.message} for t in q.result.tests]
     return {"slug": q.slug, "title": q.title, "points_earned": q.points_earned,
             "points_possible": q.points_possible, "counted": counted,
-            "levels_passed": [{"level": lv, "at": clock(t)} for lv, t in q.splits.items()],
-            "submitted_at": [clock(t) for t in q.submit_times], "levels": level_rows(q.result) if q.result else [],
+            "levels_passed": [{"level": lv, "at": elapsed(t)} for lv, t in q.splits.items()],
+            "submitted_at": [elapsed(t) for t in q.submit_times], "levels": level_rows(q.result) if q.result else [],
             "passed": q.result.passed if q.result else 0, "total": len(tests),
             "missed": sum(t["status"] != "pass" for t in tests), "tests": tests, "hunt": q.hunt}
 
@@ -70,7 +77,7 @@ def progress(wb: Workbook) -> dict:
                    "levels": charts.level_minutes(hist)},
         "katas": [{"kata": r.kata.slug, "title": r.kata.title, "points_possible": r.kata.points, "best": r.best,
                    "sessions": len(r.per_session),
-                   "fastest": {f"L{lv}": clock(t) for lv, t in r.fastest.items()}} for r in rows],
+                   "fastest": {f"L{lv}": elapsed(t) for lv, t in r.fastest.items()}} for r in rows],
         "assessments": [[{"exam": b.exam.name, "best": b.best, "points_possible": b.points_possible,
                           "sessions": b.sessions} for b in row] for row in series],
     }
