@@ -482,8 +482,7 @@ def start(
 
     wb = workbook()
     planned = session.plan(wb, target, minutes, reveal, seed)
-    keep = _keep_file(wb, planned, keep_file, yes)
-    _start_planned(wb, planned, abandon, yes, keep)
+    _start_planned(wb, planned, abandon, yes, lambda: _keep_file(wb, planned, keep_file, yes))
 
 
 def _keep_file(wb, planned, keep_file: bool, yes: bool) -> bool:
@@ -498,8 +497,9 @@ def _keep_file(wb, planned, keep_file: bool, yes: bool) -> bool:
     return confirm(f"Go on with your {_rel(wb, mine)}? It is archived either way (no: a fresh stub).")
 
 
-def _start_planned(wb, planned, abandon: bool, yes: bool, keep: bool = False) -> None:
-    """The briefing, the question, the start: shared by `kata start` and `kata hunt`."""
+def _start_planned(wb, planned, abandon: bool, yes: bool, keep=lambda: False) -> None:
+    """The briefing, the questions, the start: shared by `kata start` and `kata hunt`. `keep()`
+    says (asking, on a terminal, after the briefing) whether to go on with the learner's file."""
     from kata import session
     from kata.views import briefing, duration
 
@@ -507,6 +507,7 @@ def _start_planned(wb, planned, abandon: bool, yes: bool, keep: bool = False) ->
     if live is not None and not abandon:  # refused before the briefing, not after it
         fail(session.still_live_message(live, session.now()))
     briefing(planned, bundle=IN_BUNDLE or wb.is_student_bundle)
+    kept = keep()
     if not yes and _interactive():
         question = "Start the clock now?"
         if live is not None:
@@ -514,7 +515,7 @@ def _start_planned(wb, planned, abandon: bool, yes: bool, keep: bool = False) ->
         if not confirm(question):
             say("Not started; nothing was changed.")
             return
-    started = session.start(wb, planned.name, abandon=abandon, planned=planned, keep=keep)
+    started = session.start(wb, planned.name, abandon=abandon, planned=planned, keep=kept)
     s = started.session
     if started.abandoned:
         say(f"Abandoned session {started.abandoned.id} ({started.abandoned.name}).", markup=True)
@@ -529,7 +530,11 @@ def _start_planned(wb, planned, abandon: bool, yes: bool, keep: bool = False) ->
             say(f"      {what} {_rel(wb, path)}", markup=False)
         for path, copy in ((p.path, p.archived), *p.others_archived):
             if copy:
-                say(f"      your previous {path.name} was archived to {_rel(wb, copy)}", markup=True)
+                fresh = (path == p.path and not kept and s.kind == "kata"
+                         and not getattr(q, "is_hunt", False))
+                again = "; `--keep-file` goes on with it instead" if fresh else ""
+                say(f"      your previous {path.name} was archived to {_rel(wb, copy)}{again}",
+                    markup=False, indent=6)
     if IN_BUNDLE or wb.is_student_bundle:
         say("Read a prompt with `kata show SLUG`; run the examples with `kata check SLUG`; "
             "`kata status` shows the clock. Hand in your workspace/ files when time is up.", markup=True)

@@ -148,8 +148,9 @@ def test_starting_a_kata_again_can_go_on_with_your_file_archived_either_way(fixt
     assert mine.read_text() == work  # went on with it
     assert "your previous adder.py was archived to" in " ".join(said.split())
     kata("finish", "--yes")
-    kata("start", "adder", "--yes")  # without --keep-file: a fresh stub, the work archived
+    said = kata("start", "adder", "--yes").output  # without --keep-file: a fresh stub, the work archived
     assert mine.read_text() != work
+    assert "`--keep-file` goes on with it instead" in " ".join(said.split())  # --yes said no: how to say yes
     assert sum(p.read_text() == work for p in (isolated_state / ".kata" / "archive").rglob("adder.py")) == 2
 
 
@@ -437,3 +438,16 @@ def test_a_moment_of_a_session_never_reads_as_hours_or_a_time_of_day():
 
     assert [elapsed(s) for s in (0, 42, 67, 137, 3725, 5400)] == \
         ["0s", "42s", "1m07s", "2m17s", "1h02m05s", "1h30m00s"]
+
+
+def test_the_keep_your_file_question_comes_after_the_briefing(fixture_workbook, tmp_path):
+    from tests.terminal import run_on_terminal, screen_text, stock_env
+
+    env = stock_env(KATA_WORKBOOK=str(fixture_workbook), KATA_STATE_DIR=str(tmp_path / "s"))
+    assert run_on_terminal(["start", "adder", "--yes"], env, timeout=60)[0] == 0
+    assert run_on_terminal(["finish", "--yes"], env, timeout=60)[0] == 0
+    (tmp_path / "s" / "workspace" / "adder.py").write_text("def add(a, b):\n    return a + b  # mine\n")
+    code, raw = run_on_terminal(["start", "adder"], env, keys=b"y\ry\r", timeout=60)
+    seen = screen_text(raw)
+    assert code == 0 and seen.index("Adder (") < seen.index("Go on with your") < seen.index("Start the clock now?")
+    assert (tmp_path / "s" / "workspace" / "adder.py").read_text().endswith("# mine\n")  # y: went on with it
