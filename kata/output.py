@@ -93,12 +93,16 @@ _QUANTITY = (r"\d[\d,.]*\s(?:h|min|s|ms|points?|pts|tests?|GiB|MiB|GB|MB)\b"
              r"(?:\s\d+\s(?:min|s)\b)*[^\s`]*")
 
 
+NBSP = "\u00a0"  # a space wrapping never breaks at: "sessions:" + NBSP + "▃▅▇" stays whole
+_WORD = r"[^ \t\n]+"  # a word: up to a breaking space (an NBSP is not one)
+
+
 def _words(plain: str, room: int) -> list[tuple[int, int]]:
     """(start, end) of each unit wrapping keeps whole: a word, a number with its unit (`_QUANTITY`),
     or an inline code span with what follows it (`HUNT_VERDICT = "correct"`, `kata restore SLUG N`), so a command or an
     assignment is never cut across two lines. A span longer than `room` is cut at its spaces."""
     units = []
-    for m in re.finditer(r"`[^`\n]+`[^\s`]*|" + _QUANTITY + r"|\S+", plain):
+    for m in re.finditer(r"`[^`\n]+`[^\s`]*|" + _QUANTITY + r"|" + _WORD, plain):
         if m.group().startswith("`") and " " in m.group() and m.end() - m.start() > room:
             units += [(m.start() + w.start(), m.start() + w.end()) for w in re.finditer(r"\S+", m.group())]
         else:
@@ -114,6 +118,8 @@ def say(message, *, indent: int | None = None, markup: bool = True, err: bool = 
     text = message if isinstance(message, Text) else (
         Text.from_markup(message, style=style or "") if markup else Text(message, style=style or ""))
     for line in wrap(text, prose_width(con), indent):
+        if NBSP in line.plain:  # it kept its words together; on the screen it is a space
+            line.plain = line.plain.replace(NBSP, " ")
         con.print(line, soft_wrap=True)
 
 

@@ -369,7 +369,7 @@ SPARKS = "▁▂▃▄▅▆▇█"  # a session's score, from 0 points (never b
 def progress_lines(rows) -> None:
     """Per kata: a bar of the best score, a sparkline of the sessions' scores (one mark per
     session, oldest first; a legend below says how to read it), the fastest levels."""
-    from kata.output import say
+    from kata.output import NBSP, say
 
     width = max((len(r.kata.slug) for r in rows), default=10)
     plain = plain_text_wanted()
@@ -386,7 +386,7 @@ def progress_lines(rows) -> None:
         if r.per_session:
             spark = "".join(SPARKS[min(7, round(7 * pts / possible))] if not plain else
                             str(min(9, int(10 * pts / possible))) for _, pts in r.per_session)
-            line += f"  sessions: {spark}"
+            line += f"  sessions:{NBSP}{spark}"  # the label and its marks on one line
         say(line, markup=False, indent=width + 2)
         if r.fastest:
             say(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {elapsed(t)}"

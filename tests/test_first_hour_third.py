@@ -451,3 +451,15 @@ def test_the_keep_your_file_question_comes_after_the_briefing(fixture_workbook, 
     seen = screen_text(raw)
     assert code == 0 and seen.index("Adder (") < seen.index("Go on with your") < seen.index("Start the clock now?")
     assert (tmp_path / "s" / "workspace" / "adder.py").read_text().endswith("# mine\n")  # y: went on with it
+
+
+def test_progress_keeps_its_session_marks_beside_their_label(isolated_state, monkeypatch, capsys):
+    from kata import output
+    from kata.output import NBSP, say
+
+    monkeypatch.setenv("COLUMNS", "40")
+    output.reset()
+    say(f"lru-kv-cache  ####..  38.12/100  sessions:{NBSP}▃▅▇", indent=4)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].strip() == "sessions: ▃▅▇" and NBSP not in "".join(lines), lines
+    output.reset()
