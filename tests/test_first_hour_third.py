@@ -463,3 +463,14 @@ def test_progress_keeps_its_session_marks_beside_their_label(isolated_state, mon
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1].strip() == "sessions: ▃▅▇" and NBSP not in "".join(lines), lines
     output.reset()
+
+
+def test_two_kv_charts_drawn_to_one_end_share_their_time_axis():
+    from kata.engine.report import kv_chart
+
+    short = [(0.0, 1.0), (10.0, 1.0)]
+    long = [(0.0, 1.0), (10.0, 1.0), (20.0, 1.0)]
+    a, b = kv_chart(short, width=20, until=20.0), kv_chart(long, width=20, until=20.0)
+    assert len(a) == len(b) == 20 and b == "█" * 20
+    assert a == "█" * 11 + " " * 9  # the short run ends halfway along the same axis
+    assert kv_chart(long, width=3) == "███"  # without `until`: by sample, as before

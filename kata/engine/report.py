@@ -72,10 +72,24 @@ def _metrics_table(columns: dict):
     return table
 
 
-def kv_chart(samples: list[tuple[float, float]], width: int = 60) -> str:
-    """A one-line chart of KV utilisation over time. Example: '▁▃▅███▇▅▂'."""
+def kv_chart(samples: list[tuple[float, float]], width: int = 60, until: float | None = None) -> str:
+    """A one-line chart of KV utilisation over time. Example: '▁▃▅███▇▅▂'. With `until`, the
+    chart spans 0..until seconds in `width` equal slices (a slice after the run's end is blank),
+    so two runs drawn to the same `until` can be compared by eye."""
     if not samples:
         return ""
+    if until is not None and until > 0:
+        cols = [0.0] * width
+        seen = [False] * width
+        for t, u in samples:
+            i = min(width - 1, int(t / until * width))
+            cols[i], seen[i] = max(cols[i], u), True
+        last = max((i for i in range(width) if seen[i]), default=-1)
+        for i in range(1, last + 1):  # a slice with no sample inside the run holds the one before
+            if not seen[i]:
+                cols[i] = cols[i - 1]
+        return "".join(SPARK[min(len(SPARK) - 1, round(v * (len(SPARK) - 1)))] if i <= last else " "
+                       for i, v in enumerate(cols))
     values = [u for _, u in samples]
     step = max(1, cdiv(len(values), width))
     cols = [max(values[i:i + step]) for i in range(0, len(values), step)]

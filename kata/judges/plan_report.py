@@ -148,13 +148,14 @@ def render(j: Judgement, console) -> bool:
         console.print(f"  {'ok  ' if c.passed else 'FAIL'} {c.name}: {c.detail}", soft_wrap=False)
     if j.reference is None:
         console.print("  (no reference plan in this workbook: the cost check is left out)")
-    for name, report in (("yours", j.report), ("reference", j.reference)):
-        if report is None:
-            continue
+    runs = [(name, r) for name, r in (("yours", j.report), ("reference", j.reference)) if r is not None]
+    # one time axis for both charts, the longer run's: a slice is the same seconds in each
+    end = max((r.result.metrics.kv_usage_over_time[-1][0] for _, r in runs
+               if r.result.metrics.kv_usage_over_time), default=0.0)
+    for name, report in runs:
         m, busiest = report.result.metrics, report.result.busiest_replica
-        end = m.kv_usage_over_time[-1][0] if m.kv_usage_over_time else 0.0
         console.print(f"KV blocks in use, {name} (replica {busiest}, the busiest; 0 to {end:.0f} s):")
-        console.print(f"  |{kv_chart(m.kv_usage_over_time)}|")
+        console.print(f"  |{kv_chart(m.kv_usage_over_time, until=end)}|")
     on = f"the {named} workload" if named else f"level {lv.level}'s workload"
     verdict = (f"passes every check on {on}" if j.passed and j.reference is not None
                else "passes the checks that ran" if j.passed else "fails")
