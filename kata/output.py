@@ -212,42 +212,40 @@ class LongRun:
         printed when it starts off a terminal (None: none)."""
         if self._quiet:
             return lambda done, total=None, description=None: None
-        count = _count_text(0, total, unit) if total else ""
         if self._bar is not None:
-            bar = self._bar
-            tid = bar.add_task(description, total=total, count=count)
-
-            known = [total]
-
-            def on_bar(done, total=None, description=None):
-                if total is not None:
-                    known[0] = total
-                total = known[0]
-                fields = {"description": description} if description is not None else {}
-                bar.update(tid, completed=min(done, total or done), total=total,
-                           count=_count_text(done, total, unit), **fields)
-
-            return on_bar
+            return self._bar_task(description, total, unit)
         if announce:
             say(announce, err=True)
-        started = last = self._clock()
-        now_of = self._clock
+        return self._line_task(description, total, unit)
 
-        def on_line(done, total=None, description=None):
-            nonlocal last
-            now = now_of()
-            if now - last >= HEARTBEAT_S:
-                last = now
-                what = description or state["description"]
-                say(f"{what}: {_count_text(done, total or state['total'], unit)}, "
-                    f"{round(now - started)} s so far...", err=True)
-            if description is not None:
-                state["description"] = description
+    def _bar_task(self, description: str, total: int | None, unit: str):
+        bar, known = self._bar, {"total": total}
+        tid = bar.add_task(description, total=total, count=_count_text(0, total, unit))
+
+        def update(done, total=None, description=None):
             if total is not None:
-                state["total"] = total
+                known["total"] = total
+            total = known["total"]
+            fields = {"description": description} if description is not None else {}
+            bar.update(tid, completed=min(done, total or done), total=total,
+                       count=_count_text(done, total, unit), **fields)
 
-        state = {"description": description, "total": total}
-        return on_line
+        return update
+
+    def _line_task(self, description: str, total: int | None, unit: str):
+        now_of = self._clock
+        state = {"description": description, "total": total, "started": now_of(), "last": now_of()}
+
+        def update(done, total=None, description=None):
+            state.update({k: v for k, v in (("description", description), ("total", total))
+                          if v is not None})
+            now = now_of()
+            if now - state["last"] >= HEARTBEAT_S:
+                state["last"] = now
+                say(f"{state['description']}: {_count_text(done, state['total'], unit)}, "
+                    f"{round(now - state['started'])} s so far...", err=True)
+
+        return update
 
 
 def _count_text(done: int, total: int | None, unit: str) -> str:
