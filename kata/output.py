@@ -155,8 +155,13 @@ def report_lines(text: str, width: int) -> list[Text]:
 
     out: list[Text] = []
     for line in text.splitlines():
-        if cell_len(line) <= width or _LOCATION.match(line):
+        if cell_len(line) <= width:
             out.append(Text(line))
+            continue
+        where = _LOCATION.match(line)
+        if where:  # "path:12:" whole on its line, "in test_name" under it
+            pad = len(line) - len(line.lstrip(" "))
+            out += [Text(line[:where.end() - 1]), Text(" " * (pad + 4) + line[where.end():])]
             continue
         explained = _EXPLAINED.match(line)
         if explained is None:

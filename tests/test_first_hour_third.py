@@ -208,10 +208,9 @@ def test_a_failure_report_at_80_columns_never_breaks_a_path_or_a_line_of_code(is
     assert "longest + 1" in wrong
     (isolated_state / "workspace" / "token_batcher.py").write_text(wrong)
     lines = kata("check", "token-batcher", "--failed", code=1).output.splitlines()
-    # every line fits, but a path wider than the screen (this test's state folder), on a line of
-    # its own, and a location line: both stay whole, to be copied
-    assert all(cell_len(ln) <= 80 or " " not in ln.strip() or ln.lstrip().startswith("katas/")
-               for ln in lines), lines
+    # every line fits, but a path wider than the screen (this test's state folder) on a line of
+    # its own, whole, to be copied
+    assert all(cell_len(ln) <= 80 or " " not in ln.strip() for ln in lines), lines
     code = [ln for ln in lines if ln.lstrip().startswith("assert batches_of(plan) == expected")]
     assert code and all(ln.endswith("…") and cell_len(ln) == 80 for ln in code), code  # cut, not wrapped
     diff = [i for i, ln in enumerate(lines) if "At index 0 diff:" in ln]
@@ -228,8 +227,8 @@ def test_a_report_line_is_cut_wrapped_or_kept_by_what_it_is():
 
     assert fit("E   assert [1, 2] == [1, 3]", 18) == ["E   assert [1, 2]", "E   == [1, 3]"]
     assert fit("    value = compute(alpha, beta)", 20) == ["    value = compute…"]
-    assert fit("katas/a-long-name/test_visible.py:12: in test_x", 20) == \
-        ["katas/a-long-name/test_visible.py:12: in test_x"]
+    assert fit("  katas/a-long-name/test_visible.py:12: in test_x", 20) == \
+        ["  katas/a-long-name/test_visible.py:12:", "      in test_x"]  # the path whole, its name under it
     assert fit("short", 20) == ["short"]
 
 
