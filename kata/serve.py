@@ -33,7 +33,7 @@ def missing() -> str | None:
     if not absent:
         return None
     names = " and ".join(spec.split(">")[0] for spec in absent)
-    specs = " ".join(shlex.quote(spec) for spec in absent)
+    specs = " ".join(spec.split(">")[0] for spec in absent)  # short, to be copied whole
     return (f"kata serve needs {names}, in the Python kata runs on: "
             f"`{shlex.quote(sys.executable)} -m pip install {specs}` (installed with pipx: "
             f"`pipx inject kata-workbook {specs}`; from a clone: `pip install -e '.[serve]'`)")
