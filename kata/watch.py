@@ -335,10 +335,12 @@ class Watch:
         from kata.views import without_message
 
         top = Text(self.clock_text(), style="bold")
-        if self.job is not None:
+        parts = [top]
+        if self.job is not None:  # a line of its own: beside the clock's warning it wrapped at 80
             count = f" {self.job.done}/{self.job.total}" if self.job.total else ""
-            top.append(f"   grading {self.job.label}...{count}", style="yellow")
-        parts = [top] if self.over else [top, self._table()]  # no questions left to show
+            parts.append(Text(f"grading {self.job.label}...{count}", style="yellow"))
+        if not self.over:  # no questions left to show once it is over
+            parts.append(self._table())
         r = self.last.get(self.katas[self.current].slug)
         failing = [t for t in r.tests if t.status != PASS] if r and not self.over else []
         if failing:

@@ -94,6 +94,7 @@ def test_watch_drops_keys_typed_while_it_grades_and_says_it_is_grading(
     console.print(w.render())
     screen = console.export_text()
     assert "grading adder (hidden suite)..." in screen and "left" in screen
+    assert screen.splitlines()[1].startswith("grading adder (hidden suite)...")  # under the clock, whole
     assert "keys paused while grading" in screen
     w.drain()
     snaps = kata("snapshots", "adder").output
