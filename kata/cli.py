@@ -506,7 +506,10 @@ def _start_planned(wb, planned, abandon: bool, yes: bool, keep=lambda: False) ->
     live = session.live_session(wb)
     if live is not None and not abandon:  # refused before the briefing, not after it
         fail(session.still_live_message(live, session.now()))
-    briefing(planned, bundle=IN_BUNDLE or wb.is_student_bundle)
+    from kata.output import paged
+
+    with paged():  # an onsite loop's briefing is taller than a screen: read it whole first
+        briefing(planned, bundle=IN_BUNDLE or wb.is_student_bundle)
     kept = keep()
     if not yes and _interactive():
         question = "Start the clock now?"

@@ -358,7 +358,9 @@ def test_a_traceback_keeps_file_and_line_whole(cols80, capsys):
     views.failures(SimpleNamespace(tests=[t]), "failed", 2, "kata check", edge=False,
                    detail_lines=None)
     lines = capsys.readouterr().out.splitlines()
-    assert f"      {where}_of_a_long_name" in lines, lines  # one line, for an editor to jump to
+    # path:line whole on its line, for an editor to jump to; the test's name under it
+    at = lines.index("      katas/streaming-token-counter/test_visible.py:123:")
+    assert lines[at + 1] == "          in test_prompt_example_level3_of_a_long_name", lines
 
 
 @pytest.mark.parametrize("slug", ["token-batcher", "tp-placement"])

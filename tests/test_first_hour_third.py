@@ -473,3 +473,20 @@ def test_two_kv_charts_drawn_to_one_end_share_their_time_axis():
     assert len(a) == len(b) == 20 and b == "█" * 20
     assert a == "█" * 11 + " " * 9  # the short run ends halfway along the same axis
     assert kv_chart(long, width=3) == "███"  # without `until`: by sample, as before
+
+
+def test_a_briefing_and_an_engine_report_taller_than_the_screen_go_to_the_pager(tmp_path):
+    import sys
+
+    from tests.terminal import run_on_terminal, screen_text, stock_env
+
+    seen = tmp_path / "paged.txt"
+    pager = f"{sys.executable} -c \"import sys; open('{seen}', 'a').write(sys.stdin.read())\""
+    env = stock_env(PAGER=pager, KATA_STATE_DIR=str(tmp_path / "state"))
+    code, raw = run_on_terminal(["start", "onsite"], env, rows=30, keys=b"n\r", timeout=60)
+    assert code == 0 and "Start the clock now?" in screen_text(raw)
+    assert seen.read_text().startswith("LLM inference infrastructure: the onsite loop")  # whole, before the question
+    seen.unlink()
+    code, _ = run_on_terminal(["engine", "compare"], env, rows=30, timeout=120)
+    shown = seen.read_text()
+    assert code == 0 and shown.startswith("chat, 300 requests at 20/s") and "static batching" in shown

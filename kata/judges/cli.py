@@ -257,17 +257,20 @@ def _report_run(results: dict, stress: dict, as_json: bool, header: str) -> None
             out[title] = {k: r.metrics.to_dict() for k, r in runs.items()}
         typer.echo(json.dumps(out, indent=2))
         return
+    from kata.output import paged
+
     console = _console()
-    console.print(header)
-    console.print(_metrics_table({k: r.metrics for k, r in results.items()}))
-    console.print(WASTE_NOTE)
-    for name, r in results.items():
-        _print_chart(console, name, r.metrics)
-    walls = ", ".join(f"{k} {r.wall_time_s:.1f} s" for k, r in results.items())
-    console.print(f"wall time: {walls}")
-    for title, runs in stress.items():
-        console.print(f"\n{title} (simulated)")
-        console.print(_metrics_table({k: r.metrics for k, r in runs.items()}))
+    with paged():  # taller than a screen: its header would scroll away
+        console.print(header)
+        console.print(_metrics_table({k: r.metrics for k, r in results.items()}))
+        console.print(WASTE_NOTE)
+        for name, r in results.items():
+            _print_chart(console, name, r.metrics)
+        walls = ", ".join(f"{k} {r.wall_time_s:.1f} s" for k, r in results.items())
+        console.print(f"wall time: {walls}")
+        for title, runs in stress.items():
+            console.print(f"\n{title} (simulated)")
+            console.print(_metrics_table({k: r.metrics for k, r in runs.items()}))
 
 
 @engine_app.command(short_help="Static vs continuous batching, paged vs reserved.")
@@ -308,19 +311,22 @@ def compare(
 
         typer.echo(json.dumps({k: r.metrics.to_dict() for k, r in results.items()}, indent=2))
         return
+    from kata.output import paged
+
     console = _console()
-    title = (f"{workload}, {num_requests} requests at {rate:g}/s on {hardware}; the same "
-             f"{num_blocks} blocks of {block_size} for each")
-    console.print(title)
-    console.print(_metrics_table({k: r.metrics for k, r in results.items()}))
-    console.print(WASTE_NOTE)
-    base = results["continuous, paged"].metrics.output_tokens_per_s
-    for name, r in results.items():
-        if name != "continuous, paged":
-            ratio = base / r.metrics.output_tokens_per_s
-            console.print(f"continuous, paged: {ratio:.1f}x the output throughput of {name}")
-    for name, r in results.items():
-        _print_chart(console, name, r.metrics)
+    title = (f"{workload}, {num_requests:,} requests at {rate:g}/s on {hardware}; each run "
+             f"with the same {num_blocks:,} KV blocks of {block_size} tokens")
+    with paged():  # taller than a screen: the table's header would scroll away
+        console.print(title)
+        console.print(_metrics_table({k: r.metrics for k, r in results.items()}))
+        console.print(WASTE_NOTE)
+        base = results["continuous, paged"].metrics.output_tokens_per_s
+        for name, r in results.items():
+            if name != "continuous, paged":
+                ratio = base / r.metrics.output_tokens_per_s
+                console.print(f"continuous, paged: {ratio:.1f}x the output throughput of {name}")
+        for name, r in results.items():
+            _print_chart(console, name, r.metrics)
 
 
 @engine_app.command(short_help="Judge your serving plan beside the reference's.")

@@ -30,8 +30,14 @@ def _positive(**values: float) -> None:
 
 
 def _console():
+    """Where the engine's reports print: on a terminal, kata's own console (the one `paged()`
+    collects, so a report taller than the screen is paged); otherwise a plain one."""
     from rich.console import Console
 
+    from kata.output import console, on_terminal
+
+    if on_terminal() and console().is_terminal:
+        return console()
     plain = bool(os.environ.get("KATA_PLAIN")) or bool(os.environ.get("NO_COLOR"))
     return Console(highlight=False, no_color=plain, width=int(os.environ.get("COLUMNS") or 100) if plain else None)
 
