@@ -946,7 +946,7 @@ def _print_review(con, rev, elapsed, level_table, review_lines, mode) -> None:
             continue
         spent = ""
         if q.first_activity is not None and q.last_submission is not None:
-            spent = (f", made at {elapsed(q.last_submission)}; worked from {elapsed(q.first_activity)}")
+            spent = (f", made at {elapsed(q.last_submission)}; first check or submit at {elapsed(q.first_activity)}")
         when = "when you finished" if s.ended_by == "finish" else "at the deadline"
         auto = f" (auto-submitted {when})" if q.submission and q.submission.auto else ""
         say(f"  counted: the best of {q.submissions} submission(s) before the cutoff{spent}{auto}", markup=True)

@@ -779,11 +779,12 @@ def load_impl(path: Path, module_name: str):
             sys.modules.pop(module_name, None)
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            where = ""
+            where, said = "", str(exc)
             if isinstance(exc, SyntaxError) and exc.lineno:
                 where = f" at line {exc.lineno}"
+                said = exc.msg or said  # "'(' was never closed", without "(file.py, line 72)" again
             raise ImplLoadError(
-                f"importing {path.name} raised {type(exc).__name__}{where}: {exc}"
+                f"importing {path.name} raised {type(exc).__name__}{where}: {said}"
             ) from None
     except ImplLoadError as exc:
         _impl_cache[key] = exc

@@ -490,3 +490,11 @@ def test_a_briefing_and_an_engine_report_taller_than_the_screen_go_to_the_pager(
     code, _ = run_on_terminal(["engine", "compare"], env, rows=30, timeout=120)
     shown = seen.read_text()
     assert code == 0 and shown.startswith("chat, 300 requests at 20/s") and "static batching" in shown
+
+
+def test_a_syntax_error_names_its_line_once(isolated_state):
+    kata("start", "lru-kv-cache", "--yes")
+    (isolated_state / "workspace" / "lru_kv_cache.py").write_text("def f(:\n    pass\n")
+    said = " ".join(kata("check", code=1).output.split())
+    assert "raised SyntaxError at line 1: invalid syntax" in said or "raised SyntaxError at line 1: " in said
+    assert "line 1)" not in said, said  # not "(lru_kv_cache.py, line 1)" again

@@ -50,7 +50,7 @@ def _question(s, q) -> dict:
     if q.result is not None:
         spent = ""
         if q.first_activity is not None and q.last_submission is not None:
-            spent = f", made at {elapsed(q.last_submission)}; worked from {elapsed(q.first_activity)}"
+            spent = f", made at {elapsed(q.last_submission)}; first check or submit at {elapsed(q.first_activity)}"
         when = "when you finished" if s.ended_by == "finish" else "at the deadline"
         auto = f" (auto-submitted {when})" if q.submission and q.submission.auto else ""
         counted = f"counted: the best of {q.submissions} submission(s) before the cutoff{spent}{auto}"
