@@ -103,10 +103,10 @@ def rows(j: Judgement) -> list[tuple[str, str, str]]:
 
     out = [("GPUs (TP x replicas)", fig(j.report, lambda r: _gpus(r, True)),
             fig(j.reference, lambda r: _gpus(r, False))),
-           ("weights", fig(j.report, lambda r: f"{r.plan.weight_bits}-bit {r.plan.hardware}"),
-            fig(j.reference, lambda r: f"{r.plan.hardware}")),
+           ("weight precision, GPU", fig(j.report, lambda r: f"{r.plan.weight_bits}-bit, {r.plan.hardware}"),
+            fig(j.reference, lambda r: f"?, {r.plan.hardware}")),
            ("sequences per replica *", fig(j.report, lambda r: f"{r.memory.max_concurrent_seqs:,}"),
-            "")]
+            fig(j.reference, lambda r: "?"))]
     limits = (("TTFT", "ttft", slo.ttft_s, 1.0, "s"), ("TPOT", "tpot", slo.tpot_s, 1e3, "ms"),
               ("E2E", "e2e", slo.e2e_s, 1.0, "s"))
     for label, key, limit, scale, unit in limits:
@@ -143,7 +143,8 @@ def render(j: Judgement, console) -> bool:
     for label, mine, ref in rows(j):
         table.add_row(label, mine, ref)
     console.print(table)
-    console.print("* sequences of the longest request (prompt max + output max) one replica holds")
+    console.print("* sequences of the longest request (prompt max + output max) one replica holds;"
+                  " ? the reference plan's settings are yours to find")
     for c in j.checks:
         console.print(f"  {'ok  ' if c.passed else 'FAIL'} {c.name}: {c.detail}", soft_wrap=False)
     if j.reference is None:
