@@ -101,9 +101,12 @@ def test_every_block_of_the_readme_has_a_route():
 
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory):
+    from tests.conftest import end_keepers
+
     folder = tmp_path_factory.mktemp("readme") / "kata"
     _ok(_run(["git", "clone", "-q", str(REPO), str(folder)], cwd=folder.parent, env=_env()))
-    return folder
+    yield folder
+    end_keepers(folder)  # the clone route's `kata start` left its deadline keeper running
 
 
 PIPX_SHIM = """#!/bin/sh
