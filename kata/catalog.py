@@ -490,6 +490,40 @@ def _looks_like_workbook(path: Path) -> bool:
     return (path / "katas").is_dir()
 
 
+# A learner's workbook (`kata init DIR`) holds no catalog: this file marks it, and the katas,
+# suites and references are read from the installed package (content_root). An instructor's
+# workbook (`kata init --instructor`, or a clone) holds the catalog itself (katas/, graders/ ...).
+LEARNER_MARKER = "workbook.toml"
+LAYOUTS = ("learner", "instructor")
+
+
+def _marker_layout(path: Path) -> str | None:
+    """The layout a workbook.toml at `path` names ("learner", "instructor"), or None without one."""
+    marker = path / LEARNER_MARKER
+    if not marker.is_file():
+        return None
+    data = _read_toml(marker)
+    layout = data.get("layout")
+    if layout not in LAYOUTS:
+        raise CatalogError(f"{marker}: 'layout' must be one of {', '.join(LAYOUTS)}, got {layout!r}: "
+                           "write layout = \"learner\" (or remake the workbook with `kata init`)")
+    return layout
+
+
+def _is_learner_workbook(path: Path) -> bool:
+    return not _looks_like_workbook(path) and _marker_layout(path) == "learner"
+
+
+def marker_text(layout: str) -> str:
+    """workbook.toml as `kata init` writes it."""
+    what = ("a learner's workbook: the catalog is read from the installed kata" if layout == "learner"
+            else "an instructor's workbook: the catalog is katas/, graders/, solutions/ and exams/ here")
+    return f"# Made by `kata init`: {what}.\nlayout = \"{layout}\"\n"
+
+
+OLD_README = "Made by `kata init`. Practise here"  # the README an earlier kata init wrote
+
+
 # what a workbook holds, relative to its root: `kata init` copies these, a wheel ships them
 # (setup.py keeps the same list); docs/ for what prompts cite (docs/ENGINE.md's formulas)
 CONTENT = ("katas", "solutions", "graders", "exams", "tests/bugs", "docs")
@@ -518,10 +552,13 @@ def user_state_dir() -> Path:
 
 @dataclass
 class Workbook:
-    """A directory holding katas/, solutions/, graders/ and exams/, plus where its state lives."""
+    """Where the catalog is (`root`: katas/, solutions/, graders/, exams/) and where the learner's
+    state lives (`state_dir`: workspace/ and .kata/). In a learner's workbook the two differ: the
+    catalog is the installed package's, the folder holds only the learner's files (`learner`)."""
 
     root: Path
     state_dir: Path
+    learner: bool = False
 
     @classmethod
     def find(cls, explicit: str | os.PathLike | None = None) -> Workbook:
@@ -534,12 +571,18 @@ class Workbook:
         candidate = explicit or os.environ.get(WORKBOOK_ENV)
         if candidate:
             root = Path(candidate).expanduser().resolve()
+            if _is_learner_workbook(root):
+                return cls._learner(root)
             if not _looks_like_workbook(root):
                 src = "--workbook" if explicit else f"${WORKBOOK_ENV}"
-                raise CatalogError(f"{src} {root}: no katas/ folder there: point it at a workbook")
+                raise CatalogError(f"{src} {root}: no katas/ folder and no {LEARNER_MARKER} there: "
+                                   "point it at a workbook (`kata init DIR` makes one)")
         else:
             here = Path.cwd().resolve()
-            found = next((p for p in (here, *here.parents) if _looks_like_workbook(p)), None)
+            found = next((p for p in (here, *here.parents)
+                          if _looks_like_workbook(p) or _is_learner_workbook(p)), None)
+            if found is not None and not _looks_like_workbook(found):
+                return cls._learner(found)
             content = found or content_root()
             if content is None:
                 raise CatalogError(
@@ -554,7 +597,29 @@ class Workbook:
             state_dir = user_state_dir()
         else:
             state_dir = root
-        return cls(root=root, state_dir=state_dir)
+        # the installed package's own catalog, with state in the user's folder, is a learner's
+        return cls(root=root, state_dir=state_dir, learner=root == packaged_content())
+
+    @classmethod
+    def _learner(cls, folder: Path) -> Workbook:
+        """A learner's workbook: the catalog from the installation, state in `folder` (always: the
+        folder is the learner's state, whatever $KATA_STATE_DIR says)."""
+        content = content_root()
+        if content is None:
+            raise CatalogError(f"{folder}: a learner's workbook, but this installation carries no "
+                               "katas (kata/_content is missing): reinstall kata-workbook")
+        return cls(root=content, state_dir=folder, learner=True)
+
+    @property
+    def old_layout(self) -> bool:
+        """A learner's workbook made by an earlier `kata init`: the whole catalog copied in (it
+        keeps working; `kata init --upgrade DIR` moves it to the learner's layout)."""
+        if self.learner or self.root != self.state_dir or _marker_layout(self.root) is not None:
+            return False
+        try:
+            return OLD_README in (self.root / "README.md").read_text(encoding="utf-8")[:400]
+        except (OSError, UnicodeDecodeError):
+            return False
 
     # where the learner's files and the store live
     @property
@@ -638,4 +703,23 @@ def find_kata_for_test_file(path: Path) -> tuple[Path, str] | None:
     for parent in path.parents:
         if parent.parent.name in ("graders", "katas") and _looks_like_workbook(parent.parent.parent):
             return parent.parent.parent, parent.name
+    return None
+
+
+def find_workspace_test(path: Path) -> tuple[Kata, Path] | None:
+    """For a workbook's workspace/test_<module>.py (the open levels' examples kata writes there),
+    the kata and the learner's file beside it."""
+    path = path.resolve()
+    folder = path.parent
+    if folder.name != "workspace" or not path.name.startswith("test_"):
+        return None
+    base = folder.parent
+    if not (_looks_like_workbook(base) or _is_learner_workbook(base)):
+        return None
+    wb = Workbook.find(base)
+    module = path.name[len("test_"):]
+    for slug in wb.slugs():
+        kata = load_kata(wb.root, slug)
+        if kata.module == module:
+            return kata, folder / module
     return None

@@ -148,6 +148,7 @@ def main(
     """
     _state["workbook"] = workbook
     _state["settled"] = False
+    _state["layout_told"] = False
     if verbose:
         from kata.output import log_to_stderr
 
@@ -218,10 +219,32 @@ def workbook(settle: bool = True):
     from kata.catalog import Workbook
 
     wb = Workbook.find(_state["workbook"])
+    if wb.old_layout and not _state.get("layout_told"):
+        _state["layout_told"] = True
+        say(f"note: this workbook holds the whole catalog (an earlier kata init): `kata init "
+            f"--upgrade {_upgrade_arg(wb.root)}` moves it to the learner's layout, keeping your "
+            "sessions and workspace/", err=True)
     if settle and not _state.get("settled"):
         _state["settled"] = True
         _settle(wb)
     return wb
+
+
+def _upgrade_arg(root: Path) -> str:
+    """The workbook as `kata init --upgrade` takes it: '.' from its root, else its path."""
+    import shlex
+
+    try:
+        return "." if Path.cwd().resolve() == root else shlex.quote(str(root))
+    except OSError:
+        return shlex.quote(str(root))
+
+
+def instructor_only(wb, command: str) -> None:
+    """Refuse an author's or grader's command in a learner's workbook (it holds no catalog)."""
+    if wb.learner:
+        fail(f"`kata {command}` works on a catalog: in a learner's workbook the katas are the "
+             "installed ones; make an instructor's workbook with `kata init --instructor DIR`")
 
 
 @contextlib.contextmanager
@@ -353,13 +376,35 @@ def _rel(wb, path: Path) -> str:
 
 @app.command()
 @handled
-def init(directory: Path = typer.Argument(..., help="A new (or empty) folder for the workbook.")) -> None:
-    """Make a workbook folder to practise in, from the katas kata was installed with."""
-    from kata.init import init_workbook
+def init(
+    directory: Path = typer.Argument(..., help="A new (or empty) folder for the workbook."),
+    instructor: bool = typer.Option(False, "--instructor",
+                                    help="The whole catalog (katas, hidden suites, references), to author and grade."),
+    upgrade: bool = typer.Option(False, "--upgrade",
+                                 help="Move DIRECTORY, made by an earlier kata init, to the learner's layout; sessions stay."),
+) -> None:
+    """Make a workbook folder to practise in: your code and sessions; the katas, their hidden
+    suites and references stay in the installed kata."""
+    from kata.init import init_workbook, upgrade_workbook
 
-    target = init_workbook(directory)
-    say(f"Made a workbook in {target}.")
+    if instructor and upgrade:
+        fail("give --instructor or --upgrade, not both")
+    if upgrade:
+        folder, moved = upgrade_workbook(directory)
+        say(f"Moved {folder} to the learner's layout: your workspace/ and sessions stay; the "
+            f"catalog it held went to {_rel_to(folder, moved)}.")
+        return
+    target = init_workbook(directory, instructor=instructor)
+    kind = "an instructor's workbook" if instructor else "a workbook"
+    say(f"Made {kind} in {target}.")
     say(f"Next: cd {directory} && kata start")
+
+
+def _rel_to(base: Path, path: Path) -> str:
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return str(path)
 
 
 # --- browsing ---------------------------------------------------------------
@@ -1163,16 +1208,15 @@ def _splits_by_question(s, splits: dict) -> str:
 @full_only()
 @handled
 def solution(slug: str = typer.Argument(..., help="The kata.", autocompletion=complete_slug)) -> None:
-    """Show the reference solution (refused while a live session contains the kata)."""
+    """Show the reference solution: once a session holding the kata has ended, or after a
+    submit that passes all its levels (never while a live session holds it)."""
     from kata import session
 
     wb = workbook()
     kata = wb.kata(slug)
-    live = session.live_session(wb)
-    if live is not None and slug in live.katas:
-        fail(f"session {live.id} containing '{slug}' is live: `kata finish` it first")
-    if not kata.solution.is_file():
-        fail(f"{kata.solution}: no reference solution in this workbook (a student bundle?)")
+    refusal = session.solution_refusal(wb, kata)
+    if refusal is not None:
+        fail(refusal)
     from kata.views import source
 
     out().print(source(kata.solution.read_text(encoding="utf-8")), soft_wrap=True)
@@ -1194,6 +1238,7 @@ def validate(
     from kata.validate import validate as run
 
     wb = workbook()
+    instructor_only(wb, "validate")
     if bool(slug) == all_:
         fail("give a kata SLUG or --all")
     slugs = wb.slugs() if all_ else [wb.kata(slug).slug]
@@ -1257,6 +1302,7 @@ def new(
     from kata.scaffold import new_kata
 
     wb = workbook()
+    instructor_only(wb, "new")
     files = new_kata(wb, slug, title)
     say(f"Created kata '{slug}' from a small worked example:")
     for f in files:
@@ -1274,6 +1320,7 @@ def bundle(
     from kata.cohort import student_bundle
 
     wb = workbook()
+    instructor_only(wb, "bundle")
     files = student_bundle(wb, student)
     say(f"Wrote a student bundle of {len(files)} files to {student}: prompts, stubs, visible "
         "tests and the CLI; no reference solutions and no hidden tests (checked file by file).")
@@ -1446,6 +1493,7 @@ def grade_batch(
     from kata.cohort import batch_limits, discover, grade_batch as run, parse_shard, write_gradebook
 
     wb = workbook()
+    instructor_only(wb, "grade-batch")
     if require_sandbox and not sandbox.available():
         fail(f"--require-sandbox: {sandbox.status_line()}")
     if not allow_unsandboxed and not sandbox.available():

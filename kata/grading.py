@@ -329,6 +329,11 @@ def grade(kata: Kata, impl: Path | None, suite: str = "hidden", limits: Limits =
         apart = baselines is not None and suite == "hidden"
         root = private_copy(kata, Path(tmp), suite,
                             reference=False if apart else None if impl is not None else True)
+        if suite == "visible" and levels is not None:  # the file the learner's workspace holds
+            from kata.visible import cut
+
+            copied = root / rel
+            copied.write_text(cut(copied.read_text(encoding="utf-8"), levels), encoding="utf-8")
         reference = None
         if apart:
             (root / BASELINES).write_text(json.dumps(baselines), encoding="utf-8")

@@ -34,6 +34,9 @@ def pytest_addoption(parser):
     group.addoption("--kata-events", default=None, metavar="PATH",
                     help="append one JSON line per test event to PATH (fd:N: to inherited file "
                          "descriptor N)")
+    group.addoption("--kata-suite", default=None, metavar="SLUG",
+                    help="run the kata's hidden suite (the installed catalog's) on your workspace "
+                         "file (--kata-impl: another file); refused for a live session's katas")
     group.addoption("--kata-levels", default=None, metavar="N,N",
                     help="run only the tests of these levels (an exam question's, or the levels "
                          "open so far); the others are deselected")
@@ -53,13 +56,15 @@ _KATA_FOLDERS = ("katas", "graders", "workspace", "solutions", "tests")
 
 
 def _in_workbook(path: Path) -> bool:
-    """`path` is a workbook's root (a folder with katas/ and graders/) or lies in one of its
-    kata folders; a project that merely sits somewhere below a workbook (a temporary folder
-    inside a checkout, say) is left alone."""
+    """`path` is a workbook's root (a folder with katas/ and graders/, or a learner's with
+    workbook.toml) or lies in one of its kata folders; a project that merely sits somewhere below
+    a workbook (a temporary folder inside a checkout, say) is left alone."""
     path = path.resolve()
     for root in (path, *path.parents):
         if (root / "katas").is_dir() and (root / "graders").is_dir():
             return path == root or any(path.is_relative_to(root / f) for f in _KATA_FOLDERS)
+        if (root / "workbook.toml").is_file():  # a learner's workbook: its tests are in workspace/
+            return path == root or path.is_relative_to(root / "workspace")
     return False
 
 
@@ -87,8 +92,35 @@ def pytest_load_initial_conftests(early_config, parser, args):
         return
     if not wanted(list(args) + list(early_config.invocation_params.args), Path.cwd()):
         return
+    suite = early_config.known_args_namespace.kata_suite
+    if suite:
+        args.extend(_suite_args(suite, early_config.known_args_namespace.kata_impl))
     from kata import pytest_plugin
 
     early_config.pluginmanager.register(pytest_plugin, PLUGIN)
     if not any(str(a).startswith("--hypothesis-profile") for a in args):
         pytest_plugin._register_profile(load=True)
+
+
+def _suite_args(slug: str, impl: str | None) -> list[str]:
+    """`--kata-suite SLUG`: the hidden suite's folder (in the installed catalog) and the learner's
+    workspace file as --kata-impl, for the workbook here; a usage error for a kata of a live
+    session, whose hidden tests' names and messages stay hidden until it ends."""
+    from kata import session
+    from kata.catalog import CatalogError, Workbook
+
+    try:
+        wb = Workbook.find()
+        kata = wb.kata(slug)
+        live = session.live_session(wb) if (wb.kata_dir / "kata.db").is_file() else None
+    except CatalogError as exc:
+        raise pytest.UsageError(f"--kata-suite {slug}: {exc}") from None
+    finally:
+        session.close_stores()
+    if live is not None and kata.slug in live.katas:
+        raise pytest.UsageError(f"--kata-suite {slug}: session {live.id} holding it is live, and its "
+                                "hidden tests stay hidden until it ends: `kata submit` grades it")
+    if not kata.grader.is_dir():
+        raise pytest.UsageError(f"--kata-suite {slug}: this installation has no hidden suite for it "
+                                "(a student bundle?)")
+    return [str(kata.grader)] + ([] if impl else ["--kata-impl", str(wb.workspace_file(kata))])

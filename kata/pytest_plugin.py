@@ -731,21 +731,27 @@ def pytest_sessionfinish(session, exitstatus):
 
 def _resolve_impl(request) -> tuple[Path, str]:
     """(file to import, module name) for the test requesting `impl`."""
-    from kata.catalog import CatalogError, find_kata_for_test_file, load_kata
+    from kata.catalog import CatalogError, find_kata_for_test_file, find_workspace_test, load_kata
 
     config = request.config
     explicit = config.getoption("kata_impl")
     module_name = config.getoption("kata_impl_module")
     found = find_kata_for_test_file(Path(str(request.node.path)))
-    kata = None
-    if found is not None:
-        root, slug = found
-        try:
+    kata, beside = None, None
+    try:
+        if found is not None:
+            root, slug = found
             kata = load_kata(root, slug)
-        except CatalogError as exc:
-            raise ImplLoadError(str(exc)) from None
+        else:  # workspace/test_<module>.py: the learner's file beside it
+            mine = find_workspace_test(Path(str(request.node.path)))
+            if mine is not None:
+                kata, beside = mine
+    except CatalogError as exc:
+        raise ImplLoadError(str(exc)) from None
     if explicit:
         path = Path(explicit)
+    elif beside is not None:
+        path = beside
     elif kata is not None:
         path = kata.solution
     else:

@@ -201,6 +201,10 @@ def _hand_out(wb: Workbook, questions: list[Question], katas: list[Kata], t: flo
     done: dict = {}
     for name, pairs in groups.items():
         done.update(KINDS[name].hand_out(wb, pairs, t))
+    from kata import workspace
+
+    for q, k in zip(questions, katas, strict=True):  # the examples of the levels open at the start
+        workspace.write_visible(wb, k, open_levels(q, {}), t)
     return [done[k.slug] for k in katas]
 
 
@@ -254,9 +258,16 @@ class View:
     """What the learner may see of one kata now."""
 
     kata: Kata
-    question: Question | None  # None: no live session holds the kata (study mode: everything)
+    # None: no live session holds the kata (study mode: everything in an instructor's workbook,
+    # the levels opened in some session in a learner's; see earned_levels)
+    question: Question | None
     levels: list[int]  # visible now
     passed: dict[int, float]  # level -> when it first passed (session time base: epoch seconds)
+
+    @property
+    def gated(self) -> bool:
+        """Some of the kata's levels are not shown (in a session or out of one)."""
+        return len(self.levels) < len(self.kata.levels)
 
     @property
     def progressive(self) -> bool:
@@ -272,10 +283,33 @@ def view(wb: Workbook, kata: Kata, session: Session | None = None, store: Store 
     session = session if session is not None else store.live_session(now())
     q = question_for(wb, session, kata.slug)
     if q is None:
-        return View(kata, None, [lv.number for lv in kata.levels], {})
+        every = [lv.number for lv in kata.levels]
+        return View(kata, None, earned_levels(wb, kata, store) if wb.learner else every, {})
     assert session is not None  # question_for finds a question only in a session
     passed = store.passed_levels(session.id, kata.slug)
     return View(kata, q, open_levels(q, passed), passed)
+
+
+def earned_levels(wb: Workbook, kata: Kata, store: Store) -> list[int]:
+    """The levels of `kata` a learner has opened in any session (level 1 always): what a
+    learner's workbook shows of it outside a session. The others open in a session, one at a
+    time, or all at once with `kata start SLUG --reveal all`."""
+    opened = {kata.levels[0].number}
+    for s in store.sessions(now()):
+        if kata.slug in s.katas:
+            q = question_for(wb, s, kata.slug)
+            if q is not None:
+                opened.update(open_levels(q, store.passed_levels(s.id, kata.slug)))
+    return sorted(opened)
+
+
+def study_note(v: View) -> str:
+    """The line under a prompt a learner's workbook shows outside a session with levels closed."""
+    closed = [lv.number for lv in v.kata.levels if lv.number not in v.levels]
+    which = f"level {closed[0]}" if len(closed) == 1 else f"levels {closed[0]}-{closed[-1]}"
+    return (f"This kata has {len(v.kata.levels)} levels; {which} open in a session as you pass "
+            f"each level (`kata start {v.kata.slug}`), or all at once with `kata start "
+            f"{v.kata.slug} --reveal all`.")
 
 
 def prompt_markdown(wb: Workbook, kata: Kata) -> tuple[View, str]:
@@ -285,9 +319,35 @@ def prompt_markdown(wb: Workbook, kata: Kata) -> tuple[View, str]:
     v = view(wb, kata)
     text = kata.prompt.read_text(encoding="utf-8")
     if v.question is None:
-        return v, text
+        return v, (Prompt.parse(text).render(v.levels, study_note(v)) if v.gated else text)
     note = level_note(v.levels, list(v.question.levels), len(kata.levels), v.progressive)
     return v, Prompt.parse(text).render(v.levels, note)
+
+
+def solution_refusal(wb: Workbook, kata: Kata) -> str | None:
+    """Why the reference of `kata` may not be shown now, or None (`kata solution`, the room).
+
+    Never while a live session holds the kata. In a learner's workbook, once it is earned: a
+    session holding the kata has ended, or a practice submit passed every level of it (as an
+    exercise's solution is shown once it is done); an instructor's workbook holds the references
+    anyway."""
+    store = open_store(wb)
+    t = now()
+    live = store.live_session(t)
+    if live is not None and kata.slug in live.katas:
+        return f"session {live.id} containing '{kata.slug}' is live: `kata finish` it first"
+    if wb.is_student_bundle or not kata.solution.is_file():
+        return f"no reference solution for '{kata.slug}' in this workbook (a student bundle?)"
+    if not wb.learner:
+        return None
+    if any(kata.slug in s.katas and not s.is_live(t) for s in store.sessions(t)):
+        return None
+    if any(sub.session_id is None and sub.points_possible >= kata.points and sub.points_earned >= kata.points
+           for sub in store.submissions(slug=kata.slug)):
+        return None
+    return (f"the reference of '{kata.slug}' is yours once a session holding it has ended, or "
+            f"after a submit that passes all {len(kata.levels)} of its levels: practise it first "
+            f"(`kata start {kata.slug}`)")
 
 
 # --- check and submit -------------------------------------------------------
@@ -385,7 +445,7 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     v = view(wb, kata, session, store)
     if v.question is None:
         session = None
-    levels = v.levels if v.question is not None else None
+    levels = v.levels if v.question is not None or v.gated else None
     junit = wb.kata_dir / "junit" / f"{kata.slug}-{suite}.xml"  # the latest run, for CI systems
     junit.parent.mkdir(parents=True, exist_ok=True)
     sealed = suite == "hidden" and session is not None  # hidden tests stay hidden until the end
@@ -404,6 +464,15 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     if suite == "hidden" and session is not None and q is not None and not result.tampered:
         after = open_levels(q, store.passed_levels(session.id, kata.slug))
         graded.opened = [lv for lv in after if lv not in v.levels]
+        if graded.opened:  # the workspace's test file gains the new level's examples
+            workspace.write_visible(wb, kata, after, t)
+    if suite == "visible" and wb.learner:  # a report names the file the learner has
+        shown = f"{wb.workspace.name}/{workspace.visible_file(wb, kata).name}"
+        for test in result.tests:
+            for attr in ("detail", "message"):
+                text = getattr(test, attr)
+                if text:
+                    setattr(test, attr, text.replace(f"katas/{kata.slug}/test_visible.py", shown))
     return graded
 
 

@@ -103,3 +103,43 @@ def read_learner_file(wb: Workbook, kata: Kata) -> tuple[Path, str]:
         return path, path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise WorkspaceError(f"{path}: not UTF-8 text: save it as UTF-8") from None
+
+
+def visible_file(wb: Workbook, kata: Kata) -> Path:
+    """The workspace's test file of a kata: its visible examples of the open levels, next to the
+    learner's module, so plain pytest runs them (`pytest workspace/`)."""
+    return wb.workspace / f"test_{kata.module}"
+
+
+def write_visible(wb: Workbook, kata: Kata, levels: list[int], now: float | None = None) -> Path | None:
+    """Write the visible examples of `levels` to the workspace's test file (see kata.visible).
+    A file there that the learner changed since kata wrote it is archived first; None when the
+    kata has no visible tests to cut."""
+    from kata.visible import cut
+
+    try:
+        text = cut(kata.visible_tests.read_text(encoding="utf-8"), levels)
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+    path = visible_file(wb, kata)
+    given = wb.kata_dir / "given" / path.name  # what kata wrote last: an edit is told from it
+    wb.workspace.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8")
+    try:
+        if path.exists() or path.is_symlink():
+            current = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+            if current == data:
+                return path
+            ours = given.is_file() and current is not None and given.read_bytes() == current
+            if not ours:
+                if current is None:
+                    raise WorkspaceError(f"{path}: not a regular file: move it away, kata writes the "
+                                         "open levels' examples there")
+                archive(wb, [path], now)
+            path.unlink()
+    except OSError as exc:
+        raise WorkspaceError(f"{path}: cannot be replaced ({exc.strerror}): nothing was overwritten") from None
+    path.write_bytes(data)
+    given.parent.mkdir(parents=True, exist_ok=True)
+    given.write_bytes(data)
+    return path

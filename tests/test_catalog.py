@@ -70,7 +70,7 @@ def test_unknown_kata_and_exam(fixture_workbook):
 
 def test_workbook_env_must_point_at_a_workbook(tmp_path, monkeypatch):
     monkeypatch.setenv("KATA_WORKBOOK", str(tmp_path))
-    with pytest.raises(CatalogError, match="no katas/ folder there"):
+    with pytest.raises(CatalogError, match="no katas/ folder and no workbook.toml there"):
         Workbook.find()
 
 

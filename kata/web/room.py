@@ -195,33 +195,30 @@ def kata_page(wb: Workbook, slug: str) -> dict:
     kata = kata_of(wb, slug)
     view, markdown = session.prompt_markdown(wb, kata)
     shown, closed = session.revealed(wb, kata)
-    live = session.live_session(wb)
     return {
         "slug": kata.slug, "title": kata.title, "summary": kata.summary, "levels": view.levels,
-        "all_levels": [{"number": lv.number, "name": lv.name, "points": lv.points} for lv in kata.levels],
+        # a level not open yet is a number and its points: its name is part of its text
+        "all_levels": [{"number": lv.number, "name": lv.name if lv.number in view.levels else None,
+                        "points": lv.points} for lv in kata.levels],
         "in_session": view.question is not None, "markdown": markdown, "html": markdown_html(markdown),
         "hints": [h.line() for h in shown], "hints_closed": closed,
         "files": [file_info(wb, role, path) for role, path in files_of(wb, kata)],
-        "solution": _solution_refusal(wb, kata, live) is None,
+        "solution": _solution_refusal(wb, kata) is None,
     }
 
 
-def _solution_refusal(wb: Workbook, kata: Kata, live) -> str | None:
+def _solution_refusal(wb: Workbook, kata: Kata, live=None) -> str | None:
     """Why the reference may not be shown now (the command line's rule), or None."""
-    if live is not None and kata.slug in live.katas:
-        return f"session {live.id} containing '{kata.slug}' is live: finish it first"
-    if wb.is_student_bundle or not kata.solution.is_file():
-        return f"no reference solution for '{kata.slug}' in this workbook"
-    return None
+    return session.solution_refusal(wb, kata)
 
 
 def solution(wb: Workbook, slug: str) -> dict:
     from kata.web.render import source_html
 
     kata = kata_of(wb, slug)
-    refusal = _solution_refusal(wb, kata, session.live_session(wb))
+    refusal = _solution_refusal(wb, kata)
     if refusal is not None:
-        raise Refused(403 if "is live" in refusal else 404, refusal)
+        raise Refused(404 if "no reference" in refusal else 403, refusal)
     code = kata.solution.read_text(encoding="utf-8")
     return {"slug": kata.slug, "text": code, "html": source_html(code)}
 
