@@ -45,11 +45,10 @@ class KataGroup(typer.core.TyperGroup):
                 typer.echo(exc.ctx.get_help())
             code = 0
         except click.UsageError as exc:
-            where = exc.ctx.command_path if exc.ctx is not None else "kata"
-            usage_error(f"{exc.format_message()} (see `{where} -h`)")
+            usage_error(f"{_click_words(exc, click)} (try `{_command_path(exc.ctx)} -h`)")
             code = 2
         except click.ClickException as exc:
-            usage_error(exc.format_message())
+            usage_error(_click_words(exc, click))
             code = exc.exit_code
         except typer.Abort:  # Click's Abort (Typer re-exports it; its vendored Click does not)
             usage_error("interrupted")
@@ -61,6 +60,23 @@ class KataGroup(typer.core.TyperGroup):
         if not standalone_mode:
             return code
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _click_words(exc, click) -> str:
+    """A Click error's message in kata's voice (kata.usage.error_words): an unknown option's
+    close matches become "Did you mean ...?", as a mistyped kata's do."""
+    from kata.usage import error_words
+
+    if isinstance(exc, click.NoSuchOption) and exc.possibilities:
+        return error_words(exc.message, exc.possibilities)
+    return error_words(exc.format_message())
+
+
+def _command_path(ctx) -> str:
+    """The command as the learner types it (`kata start`), whatever name the program ran under."""
+    if ctx is None:
+        return "kata"
+    return " ".join(["kata", *ctx.command_path.split()[1:]])
 
 
 def _click_exceptions():
@@ -911,7 +927,12 @@ def finish(yes: bool = typer.Option(False, "--yes", "-y", help="End it without a
     for a in graded:
         for line in a.lines():  # a wrapped line continues under the slug's text
             write(f"  {line}", markup=False, indent=4)
-    say(f"See what you missed: `kata review {s.id}`.")
+    rev = session.review(wb, s.id)
+    if rev.points_possible and rev.points_earned >= rev.points_possible:  # nothing was missed
+        say(f"Every hidden test passed: {rev.points_earned:g}/{rev.points_possible:g} points. "
+            f"`kata review {s.id}` shows the session.")
+    else:
+        say(f"See what you missed: `kata review {s.id}`.")
 
 
 def confirm(question: str) -> bool:
@@ -1002,7 +1023,7 @@ def _print_review(con, rev, elapsed, level_table, review_lines, mode) -> None:
         if q.submit_times:
             say("  submitted at: " + ", ".join(elapsed(t) for t in q.submit_times), markup=True)
         con.print(level_table(q.result, ""))
-        review_lines(q.result, mode)
+        review_lines(q.result, mode, q)
 
 
 def _print_timeline(rev) -> None:

@@ -15,7 +15,9 @@ Every command prints through here, so what a learner sees follows four rules:
   `less -FRX` (as git does), so colour shows as colour, never as `ESC[1m`; a pager that cannot show
   colour gets plain text (as click's echo_via_pager does).
 
-Width: the terminal's; piped, COLUMNS (prose is not wrapped without it; tables take 80). KATA_PLAIN=1 (tests) or NO_COLOR: no colour.
+Width: the terminal's; piped, COLUMNS, else 80 (never the size of a terminal that stdin or stderr
+is still on), and no line ends in spaces. KATA_PLAIN=1 (the tests' switch) or NO_COLOR: no colour;
+KATA_PLAIN also leaves prose unwrapped unless COLUMNS is set (tables take COLUMNS or 100).
 
 Example:
     say("Hint 1 of 3 for level 1: keep the arrivals in a heap ...")   # wrapped at 80 on a tty
@@ -36,14 +38,30 @@ import sys
 from rich.console import Console
 from rich.text import Text
 
+PIPED_WIDTH = 80  # the width of output to a pipe or a file when COLUMNS is not set
+
+
+class _Console(Console):
+    """rich's Console, except that off a terminal no line ends in spaces: rich pads a paragraph,
+    a centred heading or a table's last cell out to the full width, which a file or a pipe keeps."""
+
+    def _render_buffer(self, buffer) -> str:
+        rendered = super()._render_buffer(buffer)
+        return rendered if self.is_terminal else _TRAILING_SPACES.sub(r"\1", rendered)
+
+
+_TRAILING_SPACES = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)(?=\n)")  # before a line's end (and its reset)
+
 _consoles: dict[bool, Console] = {}  # stderr? -> its console
 
 
 def console(err: bool = False) -> Console:
-    """The console for stdout (or stderr), made once per process (tests reset it)."""
+    """The console for stdout (or stderr), made once per process (tests reset it). Piped, it is
+    COLUMNS wide, else PIPED_WIDTH: rich would otherwise take the size of a terminal that stdin
+    or stderr is on (`kata show | less` drawn to that terminal's full width)."""
     if err not in _consoles:
         plain = bool(os.environ.get("KATA_PLAIN"))
-        _consoles[err] = Console(
+        con = _Console(
             stderr=err,
             highlight=False,
             no_color=plain or None,
@@ -51,6 +69,9 @@ def console(err: bool = False) -> Console:
             force_terminal=False if plain else None,
             soft_wrap=False,
         )
+        if not plain and not con.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
+            con.width = PIPED_WIDTH
+        _consoles[err] = con
     return _consoles[err]
 
 
@@ -93,7 +114,7 @@ _QUANTITY = (r"\d[\d,.]*\s(?:h|min|s|ms|points?|pts|tests?|GiB|MiB|GB|MB)\b"
              r"(?:\s\d+\s(?:min|s)\b)*[^\s`]*")
 
 
-NBSP = "\u00a0"  # a space wrapping never breaks at: "sessions:" + NBSP + "▃▅▇" stays whole
+NBSP = "\u00a0"  # a space wrapping never breaks at: "marks of 3 sessions: ▃▅▇" stays whole
 _WORD = r"[^ \t\n]+"  # a word: up to a breaking space (an NBSP is not one)
 
 
@@ -124,9 +145,9 @@ def say(message, *, indent: int | None = None, markup: bool = True, err: bool = 
 
 
 def prose_width(con: Console) -> int:
-    """The width prose wraps to: the screen's; piped, COLUMNS if set, else no wrapping at all
-    (a file or a script gets each message on one line)."""
-    if con.is_terminal or os.environ.get("COLUMNS"):
+    """The width prose wraps to: the console's (the screen's; piped, COLUMNS or PIPED_WIDTH).
+    Under KATA_PLAIN (the tests' switch) without COLUMNS: no wrapping, each message on one line."""
+    if con.is_terminal or os.environ.get("COLUMNS") or not os.environ.get("KATA_PLAIN"):
         return max(20, con.width)
     return 1 << 30
 
@@ -177,7 +198,7 @@ def report_lines(text: str, width: int) -> list[Text]:
 
 
 def report(text: str, *, err: bool = False, style: str | None = None) -> None:
-    """A failure report, fitted to the screen by `report_lines` (piped without COLUMNS: as it is)."""
+    """A failure report, fitted to the screen by `report_lines` (to `prose_width`)."""
     con = console(err)
     for line in report_lines(text, prose_width(con)):
         con.print(line, soft_wrap=True, style=style or "", markup=False, highlight=False)

@@ -396,16 +396,20 @@ class Graded:
     def question_share(self, wb: Workbook) -> str:
         """': 40 of the question's 100 points so far' when fewer levels were graded than the
         question has (the others not open yet), so a level's total and the question's (in
-        `kata status` and `kata watch`'s table) never seem to differ; else ''."""
+        `kata status` and `kata watch`'s table) never seem to differ. A question whose levels
+        open one at a time says it on every submission, the one that grades them all too
+        (': 100 of the question's 100 points'); any other question: ''."""
         if self.session is None:
             return ""
         q = next((q for q in questions_of(wb, self.session) if q.kata == self.kata.slug), None)
         if q is None:
             return ""
         worth = sum(lv.points for lv in self.kata.levels if lv.number in q.levels)
-        if worth <= self.result.points_possible:
+        one_at_a_time = q.reveal == "progressive" and len(q.levels) > 1
+        if worth <= self.result.points_possible and not one_at_a_time:
             return ""
-        return f": {self.result.points_earned:g} of the question's {worth:g} points so far"
+        so_far = " so far" if self.result.points_earned < worth else ""
+        return f": {self.result.points_earned:g} of the question's {worth:g} points{so_far}"
 
 
 def missing_file_message(wb: Workbook, kata: Kata) -> str | None:
@@ -817,6 +821,7 @@ class QuestionReview:
     splits: dict[int, float] = field(default_factory=dict)  # level -> seconds into the session
     submit_times: list[float] = field(default_factory=list)  # seconds into the session
     hunt: dict | None = None  # a hunt: its bug's header, the pin's verdict (hunt_questions.review_info)
+    level_points: dict[int, float] = field(default_factory=dict)  # each of the question's levels: its points
 
 
 @dataclass
@@ -891,6 +896,15 @@ def _question_points(wb: Workbook, q: Question) -> tuple[str, float]:
     return kata.title, kind_of(q).worth(fix)
 
 
+def _level_points(wb: Workbook, q: Question) -> dict[int, float]:
+    """Each of the question's levels: the points its hidden tests are worth."""
+    try:
+        kata = wb.kata(q.kata)
+    except CatalogError:
+        return {}
+    return {lv.number: float(lv.points) for lv in kata.levels if lv.number in q.levels}
+
+
 def review(wb: Workbook, session_id: int | None) -> Review:
     from kata.grading import SuiteResult
 
@@ -936,6 +950,7 @@ def review(wb: Workbook, session_id: int | None) -> Review:
             splits={lv: round(at - session.started_at, 1) for lv, at in sorted(passed.items())},
             submit_times=[round(s.submitted_at - session.started_at, 1) for s in hidden],
             hunt=kind_of(q).review(wb, store, session, q),
+            level_points=_level_points(wb, q),
         ))
     return rev
 

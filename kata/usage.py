@@ -47,3 +47,21 @@ class KataTyper(typer.Typer):
 
     def command(self, *args, cls=None, **kwargs):  # type: ignore[override]
         return super().command(*args, cls=cls or KataCommand, **kwargs)
+
+
+def error_words(message: str, possibilities=()) -> str:
+    """Click's words for a usage error as kata says its own errors: lower case first (a name in
+    capitals such as SLUG stays), no full stop at the end, and Click's close matches
+    (`possibilities`) as "Did you mean ...?", as kata suggests a mistyped kata.
+
+    Example: error_words("Missing argument 'N'.") -> "missing argument 'N'";
+             error_words("No such option: --jsn", ["--json"]) -> "no such option: --jsn. Did you mean --json?"
+    """
+    message = " ".join(message.split())  # one line
+    if possibilities:
+        names = sorted(possibilities)
+        either = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        message = f"{message.rstrip('.')}. Did you mean {either}?"
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    return message.removesuffix(".")

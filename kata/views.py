@@ -351,24 +351,65 @@ def source(code: str):
 REVIEW_FIRST = 10  # missed tests listed per question by default
 
 
-def review_lines(result: SuiteResult, mode: str = "summary") -> None:
+def review_lines(result: SuiteResult, mode: str = "summary", question=None) -> None:
     """`kata review`: the tests missed, each with its edge case and message (summary: the first
-    REVIEW_FIRST; failed: all; all: every test)."""
+    REVIEW_FIRST; failed: all; all: every test). With the `question` (a session.QuestionReview),
+    its levels the counted submission did not grade (not open yet, or never opened) are named
+    with their points: "every hidden test passed" only when it is true of the whole question."""
+    from kata.output import say
+
     timeouts(result)
+    left = levels_left(result, question) if question is not None else []
     if mode == "all":
         test_lines(result, reveal=True)
     elif all(t.status == PASS for t in result.tests):
-        console().print("  every hidden test passed")
+        graded = sorted({t.task_id for t in result.tests if t.task_id is not None})
+        passed = f"every hidden test of {level_span(graded)} passed" if left and graded else \
+            "every hidden test passed"
+        say("  " + "; ".join([passed, *left]), markup=False, indent=2)
+        return
     else:
         failures(result, mode, REVIEW_FIRST, "kata review", edge=True, detail_lines=0)
+    if left:
+        say("  " + "; ".join(left), markup=False, indent=2)
+
+
+def level_span(levels: list[int]) -> str:
+    """[3] -> 'level 3'; [3, 4] -> 'levels 3-4'; [1, 3, 4] -> 'levels 1, 3-4'."""
+    runs: list[list[int]] = []
+    for lv in sorted(levels):
+        if runs and lv == runs[-1][-1] + 1:
+            runs[-1].append(lv)
+        else:
+            runs.append([lv])
+    spans = [str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs]
+    return ("level " if len(levels) == 1 else "levels ") + ", ".join(spans)
+
+
+def levels_left(result: SuiteResult, question) -> list[str]:
+    """The question's levels the counted submission did not grade, with their points: those open
+    but not in it, then those never opened ('levels 3-4 never opened: 50 points left')."""
+    graded = {t.task_id for t in result.tests}
+    if not graded or None in graded:  # no test, or one of no level: nothing to say by level
+        return []
+    points = question.level_points
+    missing = [lv for lv in question.levels if lv not in graded]
+    phrases = []
+    for levels, why in (([lv for lv in missing if lv in question.levels_open], "not in the counted submission"),
+                        ([lv for lv in missing if lv not in question.levels_open], "never opened")):
+        if levels:
+            worth = sum(points.get(lv, 0.0) for lv in levels)
+            phrases.append(f"{level_span(levels)} {why}: {worth:g} points left")
+    return phrases
 
 
 SPARKS = "▁▂▃▄▅▆▇█"  # a session's score, from 0 points (never blank) to full marks
 
 
 def progress_lines(rows) -> None:
-    """Per kata: a bar of the best score, a sparkline of the sessions' scores (one mark per
-    session, oldest first; a legend below says how to read it), the fastest levels."""
+    """Per kata: a bar of the best score, a sparkline of the sessions' scores labelled with how
+    many sessions it marks ("marks of 3 sessions: 259", one mark per session, oldest first; a
+    legend below says how to read a mark), the fastest levels."""
     from kata.output import NBSP, say
 
     width = max((len(r.kata.slug) for r in rows), default=10)
@@ -386,7 +427,9 @@ def progress_lines(rows) -> None:
         if r.per_session:
             spark = "".join(SPARKS[min(7, round(7 * pts / possible))] if not plain else
                             str(min(9, int(10 * pts / possible))) for _, pts in r.per_session)
-            line += f"  sessions:{NBSP}{spark}"  # the label and its marks on one line
+            count = len(r.per_session)  # the marks are scores, so the label gives the count
+            label = f"marks of {count} session{'s' if count != 1 else ''}:"
+            line += "  " + label.replace(" ", NBSP) + NBSP + spark  # the label and marks on one line
         say(line, markup=False, indent=width + 2)
         if r.fastest:
             say(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {elapsed(t)}"
@@ -404,7 +447,7 @@ def progress_lines(rows) -> None:
                 markup=False, indent=width + 2)
     if any(r.per_session for r in rows):
         scale = "0 = under 10%, 9 = 90% or more" if plain else f"{SPARKS[0]} = 0 points, {SPARKS[-1]} = full marks"
-        say(f"sessions: one mark per session, oldest first ({scale})", markup=False)
+        say(f"marks: one per session, oldest first ({scale})", markup=False)
     if not any(r.per_session or r.best or getattr(r, "hunts", None) for r in rows):
         say("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.", markup=False)
 

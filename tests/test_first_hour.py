@@ -241,10 +241,10 @@ def test_the_auto_submit_says_so_before_it_grades(fixture_workbook, monkeypatch)
 
 
 @pytest.mark.parametrize("args, text", [
-    (["sumbit"], "No such command 'sumbit'. Did you mean 'submit'?"),
-    (["list", "--jsn"], "No such option: --jsn"),
-    (["start", "--minutes", "x"], "Invalid value for '--minutes'"),
-    (["restore", "adder"], "Missing argument"),
+    (["sumbit"], "no such command 'sumbit'. Did you mean 'submit'?"),
+    (["list", "--jsn"], "no such option: --jsn. Did you mean --json?"),
+    (["start", "--minutes", "x"], "invalid value for '--minutes'"),
+    (["restore", "adder"], "missing argument"),
     (["show", "addr"], "unknown kata 'addr'. Did you mean 'adder'?"),
 ])
 def test_usage_errors_are_one_error_line_on_stderr(fixture_workbook, args, text):
@@ -469,7 +469,7 @@ def test_review_during_a_live_session_says_which_session_it_shows(fixture_workbo
 def test_progress_marks_a_zero_score_and_explains_the_sparkline(fixture_workbook):
     _submitted_and_finished()  # the stub: 0 points
     out = kata("progress").output
-    assert "sessions: 0" in out and "sessions: one mark per session, oldest first" in out
+    assert "marks of 1 session: 0" in out and "marks: one per session, oldest first" in out
     assert views.SPARKS[0].strip()  # in colour, a zero is a mark too, never a blank
 
 
@@ -510,8 +510,9 @@ def test_code_blocks_are_highlighted_by_their_language(monkeypatch):
     from kata import output
 
     monkeypatch.delenv("KATA_PLAIN")
+    monkeypatch.delenv("NO_COLOR", raising=False)  # a terminal that shows colour
     output._consoles[False] = Console(file=(buf := io.StringIO()), width=80, force_terminal=True,
-                                      color_system="truecolor")
+                                      color_system="truecolor", no_color=False)
     views.print_markdown("```text\nfor x in range(3): pass\n```\n\n```python\nfor x in y: pass\n```\n")
     text_block, python_block = [line for line in buf.getvalue().split("\n") if "pass" in line]
     styles = [set(re.findall(r"\x1b\[[0-9;]*m", b)) - {"\x1b[0m"} for b in (text_block, python_block)]

@@ -200,7 +200,7 @@ def test_a_bundles_own_cli_works_as_its_readme_says(tmp_path):
         assert f" {command} " not in helptext, command
     for command in ("start", "show", "check", "status", "hint"):
         assert f" {command} " in helptext, command
-    assert "No such command" in run("solution", "lru-kv-cache", code=2)
+    assert "no such command" in run("solution", "lru-kv-cache", code=2)
     # hints: not in plain text anywhere in the bundle, shown (and recorded) by `kata hint`
     hint = Workbook.find().kata("lru-kv-cache").hints[0][1]
     for f in out.rglob("*"):
