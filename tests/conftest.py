@@ -1,8 +1,11 @@
-"""Shared fixtures: every test gets its own state folder and plain, fixed-width output."""
+"""Shared fixtures: one fixed environment for the whole run; every test gets its own state folder
+and plain, fixed-width output."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,148 @@ from kata import session as session_module
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+# --- one environment for every run, whatever the shell exports ----------------------------------
+# kata, rich, click, pytest and pip all read the environment: a NO_COLOR, a COLUMNS=40, a LANG=C,
+# a far time zone or a PYTHONDONTWRITEBYTECODE in the shell that runs the suite would change what
+# the tests see. So before any test (and before the background validation, and every `kata`, pip
+# or pytest process the tests start, which inherit os.environ) the variables that change output
+# or behaviour are set to fixed values or removed. A test that wants colour, a width, a pager or
+# a locale sets it itself (monkeypatch.setenv, or the env it passes to a child).
+
+# removed: colour and terminal-size switches, pagers, the CLI's own settings and completion
+_UNSET = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "PY_COLORS", "COLORTERM",
+          "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES", "JUPYTER_COLUMNS", "JUPYTER_LINES",
+          "TERMINAL_WIDTH", "PAGER", "MANPAGER", "LESS", "LANGUAGE", "_KATA_COMPLETE",
+          "_TYPER_STANDARD_TRACEBACK", "TYPER_USE_RICH", "_TYPER_FORCE_DISABLE_TERMINAL",
+          "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_TIMEOUT",
+          "PYTEST_THEME", "PYTEST_THEME_MODE", "PYTEST_DEBUG")
+# PYTHON* variables that say where the interpreter and its packages are: kept (every other one,
+# PYTHONWARNINGS, PYTHONOPTIMIZE, PYTHONDONTWRITEBYTECODE, PYTHONSAFEPATH..., is removed)
+_PYTHON_KEPT = ("PYTHONPATH", "PYTHONHOME", "PYTHONPLATLIBDIR", "PYTHONEXECUTABLE", "PYTHONNOUSERSITE",
+                "PYTHONUSERBASE")
+# pip settings that say where pip finds packages and what it may take from there (the index, its
+# certificates, a machine's constraints: tests/test_install.py installs from it): kept, from the
+# environment and from pip's configuration files, which the tests' HOME=... would hide; every
+# other pip setting (require-virtualenv, user, target, no-build-isolation...) goes
+_PIP_INDEX = ("index-url", "extra-index-url", "find-links", "no-index", "trusted-host", "cert",
+              "client-cert", "proxy", "timeout", "default-timeout", "retries", "keyring-provider",
+              "cache-dir", "no-cache-dir", "disable-pip-version-check", "constraint", "only-binary",
+              "prefer-binary", "no-binary")
+
+
+def _pip_config_files() -> list[Path]:
+    """pip's configuration files, lowest precedence first (pip/_internal/configuration.py)."""
+    explicit = os.environ.get("PIP_CONFIG_FILE")
+    if explicit == os.devnull:
+        return []
+    home = Path.home()
+    system = [Path(d) / "pip" / "pip.conf"
+              for d in (os.environ.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep) if d]
+    user = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "pip"
+    if sys.platform == "darwin":
+        system = [Path("/Library/Application Support/pip/pip.conf")]
+        if (home / "Library" / "Application Support" / "pip").is_dir():
+            user = home / "Library" / "Application Support" / "pip"
+    files = [*system, Path("/etc/pip.conf"), home / ".pip" / "pip.conf", user / "pip.conf",
+             Path(sys.prefix) / "pip.conf"]
+    return files + ([Path(explicit)] if explicit else [])
+
+
+def _pip_index_settings() -> dict[str, str]:
+    """{PIP_X: value} of the index settings in effect, the environment's over the files'."""
+    import configparser
+
+    found: dict[str, str] = {}
+    for path in _pip_config_files():
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read(path, encoding="utf-8")
+        except (OSError, configparser.Error, UnicodeDecodeError):
+            continue
+        for section in ("global", "download", "wheel", "install"):  # a command's own section wins
+            for key in _PIP_INDEX:
+                if parser.has_option(section, key):
+                    found[key] = " ".join(parser.get(section, key).split())
+    settings = {"PIP_" + key.upper().replace("-", "_"): value for key, value in found.items()}
+    for key in _PIP_INDEX:
+        name = "PIP_" + key.upper().replace("-", "_")
+        if name in os.environ:
+            settings[name] = os.environ[name]
+    return settings
+
+
+def _utf8_locale() -> str | None:
+    """A UTF-8 locale this machine has: C.UTF-8 (Linux), else en_US.UTF-8 (macOS)."""
+    import locale
+
+    current = locale.setlocale(locale.LC_CTYPE)
+    try:
+        for name in ("C.UTF-8", "en_US.UTF-8"):
+            try:
+                locale.setlocale(locale.LC_CTYPE, name)
+                return name
+            except locale.Error:
+                continue
+        return None
+    finally:
+        locale.setlocale(locale.LC_CTYPE, current)
+
+
+def _hermetic_environment() -> dict[str, str | None]:
+    """Fix os.environ for the run (see above); returns the shell's colour/width wishes for
+    pytest's own report (`pytest_configure`)."""
+    import atexit
+    import tempfile
+    import time
+
+    env = os.environ
+    shell = {k: env.get(k) for k in ("NO_COLOR", "FORCE_COLOR", "PY_COLORS", "TERM", "COLUMNS")}
+    pip = _pip_index_settings()
+    for name in list(env):
+        if (name in _UNSET or name.startswith(("KATA_", "PIP_", "LC_"))
+                or (name.startswith("PYTHON") and name not in _PYTHON_KEPT)):
+            del env[name]
+    env.update(pip)
+    env["PIP_CONFIG_FILE"] = os.devnull  # the files' index settings are in the PIP_* above
+    env["TERM"] = "xterm-256color"  # a stock terminal's; piped output is plain regardless
+    env["TZ"] = "UTC"
+    time.tzset()
+    utf8 = _utf8_locale()
+    if utf8:
+        env["LANG"] = env["LC_ALL"] = utf8
+    # kata's user state folder (platformdirs) and other per-user data: never the person's own
+    home = Path(tempfile.mkdtemp(prefix="kata-tests-xdg-"))
+    atexit.register(shutil.rmtree, home, True)
+    env["XDG_STATE_HOME"] = str(home / "state")
+    env["XDG_DATA_HOME"] = str(home / "data")
+    return shell
+
+
+_SHELL = _hermetic_environment()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """pytest's own report keeps the shell's colour and width wishes (--color=auto), though the
+    tests no longer see them."""
+    tw = config.get_terminal_writer() if config.pluginmanager.has_plugin("terminalreporter") else None
+    if tw is None:
+        return
+    if config.getoption("color", "auto") == "auto":
+        colours = _SHELL["PY_COLORS"]
+        if colours in ("0", "1"):
+            tw.hasmarkup = colours == "1"
+        elif _SHELL["NO_COLOR"]:
+            tw.hasmarkup = False
+        elif _SHELL["FORCE_COLOR"]:
+            tw.hasmarkup = True
+        elif _SHELL["TERM"] == "dumb":
+            tw.hasmarkup = False
+    if (_SHELL["COLUMNS"] or "").isdigit() and int(_SHELL["COLUMNS"]) > 0:
+        tw.fullwidth = int(_SHELL["COLUMNS"])
+
 
 # The tests move kata's clock with $KATA_NOW: only this switch makes kata honour it (a `kata`
 # process the tests launch turns it on through tests/kata_test_clock.py).

@@ -1,12 +1,16 @@
 """Install anywhere: a wheel built from this tree, installed (not editable) in a fresh venv, makes
 a workbook with `kata init` and grades in it, and writes nothing under site-packages.
 
-Slow-ish (a venv and its dependencies from the package index: 15-40 s), so one test does the
-whole flow; it is skipped where no package index can be reached (pip fails at install)."""
+Slow-ish (a venv and its dependencies from the package index: 15-40 s alone, about a minute on a
+busy machine), so one test does the whole flow; it is skipped where no package index can be
+reached (pip fails at install). The wheel is built from a private copy of the tree: pip builds a
+source folder in place (its build/ and *.egg-info/), so two builds of the repository at once (a
+second test run, tests/test_serve.py's wheel) would share and break each other's build folder."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,13 +33,36 @@ def _files_under(folder: Path) -> set[str]:
     return {str(p) for p in folder.rglob("*")}
 
 
+# what pytest writes beside every plugin module it loads (its assertion-rewriting cache), in any
+# venv, for any project, unless bytecode writing is off: pytest's own, not kata's
+_PYTEST_REWRITE_CACHE = re.compile(r"/__pycache__/[^/]+\.cpython-\d+-pytest-[^/]+\.pyc$")
+
+
+def _source_tree(dest: Path) -> Path:
+    """A copy of what a build of this tree reads (its top-level files, the package and the
+    content setup.py ships), without caches or an earlier build's leftovers."""
+    from kata.catalog import CONTENT
+
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info",
+                                  "node_modules")
+    dest.mkdir()
+    for path in REPO.iterdir():
+        if path.is_file():
+            shutil.copy2(path, dest / path.name)
+    for name in ("kata", *CONTENT):
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, dest / name, ignore=junk)
+    return dest
+
+
 def test_a_wheel_installs_anywhere_and_kata_init_makes_a_working_workbook(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KATA_", "PYTEST_", "VIRTUAL_ENV"))}
     env["HOME"] = str(tmp_path / "home")
     env["XDG_STATE_HOME"] = str(tmp_path / "home" / "state")
     env["XDG_CACHE_HOME"] = str(tmp_path / "home" / "cache")
     wheels = tmp_path / "wheels"
-    built = _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(REPO)],
+    source = _source_tree(tmp_path / "source")
+    built = _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(source)],
                  cwd=tmp_path, env=env, check=False)
     if built.returncode != 0:
         pytest.skip(f"could not build a wheel here: {built.stderr.strip().splitlines()[-1:]}")
@@ -60,7 +87,8 @@ def test_a_wheel_installs_anywhere_and_kata_init_makes_a_working_workbook(tmp_pa
     wb = empty / "wb"
     start = _run([kata, "start", "lru-kv-cache", "--yes"], cwd=wb, env=env)
     assert "Session 1 started" in start.stdout
-    shutil.copyfile(wb / "solutions" / "lru-kv-cache.py", wb / "workspace" / "lru_kv_cache.py")
+    assert not (wb / "solutions").exists()  # a learner's workbook: the references stay in the package
+    shutil.copyfile(site / "kata" / "_content" / "solutions" / "lru-kv-cache.py", wb / "workspace" / "lru_kv_cache.py")
     sub = _run([kata, "submit", "--json"], cwd=wb, env=env)
     assert '"points_earned": 40' in sub.stdout, sub.stdout[-2000:]
     assert (wb / ".kata" / "kata.db").is_file()
@@ -69,6 +97,7 @@ def test_a_wheel_installs_anywhere_and_kata_init_makes_a_working_workbook(tmp_pa
     listing = _run([kata, "list"], cwd=empty, env=env)
     assert "lru-kv-cache" in listing.stdout
     _run([str(venv / "bin" / "python"), "-m", "kata", "--version"], cwd=empty, env=env)
+    assert _files_under(site) == before, sorted(_files_under(site) - before)[:10]  # kata wrote nothing there
 
     # an unrelated project in the same venv keeps hypothesis' defaults and has no `impl`
     other = tmp_path / "other"
@@ -79,4 +108,5 @@ def test_a_wheel_installs_anywhere_and_kata_init_makes_a_working_workbook(tmp_pa
         "    assert 'impl' not in request.fixturenames\n")
     _run([str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=other, env=env)
 
-    assert _files_under(site) == before, sorted(_files_under(site) - before)[:10]
+    added = sorted(p for p in _files_under(site) - before if not _PYTEST_REWRITE_CACHE.search(p))
+    assert not added and before <= _files_under(site), added[:10]
