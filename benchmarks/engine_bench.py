@@ -3,7 +3,7 @@
     python benchmarks/engine_bench.py               # full run (a few minutes)
     python benchmarks/engine_bench.py --quick       # smaller traces, fewer repeats (~1 minute)
     python benchmarks/engine_bench.py --out bench-results/engine.json
-    python benchmarks/readme_figures.py --write      # README's figures from that JSON
+    python benchmarks/readme_figures.py --write      # docs/ENGINE_TOUR.md's figures from that JSON
     python benchmarks/engine_bench.py --simulated-only benchmarks/results/engine.json
                                                     # after a cost-model change: 3-5 only
 

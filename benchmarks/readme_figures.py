@@ -1,13 +1,14 @@
-"""Write the README's engine figures from the benchmark's JSON, so they are what the command printed.
+"""Write the engine figures the docs quote from the benchmark's JSON, so they are what the command printed.
 
     python benchmarks/engine_bench.py                 # writes bench-results/engine.json
     python benchmarks/readme_figures.py --write       # copies it to benchmarks/results/engine.json
-                                                      # and rewrites the README's figures block
-    python benchmarks/readme_figures.py --check       # exit 1 if the README and the JSON disagree
+                                                      # and rewrites docs/ENGINE_TOUR.md's figures block
+    python benchmarks/readme_figures.py --check       # exit 1 if the doc and the JSON disagree
 
 The block sits between the markers <!-- engine-figures --> and <!-- /engine-figures --> in
-README.md; it names the date, the CPU, its cores and the load of the run, and says which figures
-are simulated (the same on any machine) and which depend on the machine.
+docs/ENGINE_TOUR.md, the engine's tour that the README links; it names the date, the CPU, its
+cores and the load of the run, and says which figures are simulated (the same on any machine)
+and which depend on the machine.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = ROOT / "bench-results" / "engine.json"  # what engine_bench.py writes
-KEPT = ROOT / "benchmarks" / "results" / "engine.json"  # the run the README quotes (committed)
-README = ROOT / "README.md"
+KEPT = ROOT / "benchmarks" / "results" / "engine.json"  # the run the doc quotes (committed)
+DOC = ROOT / "docs" / "ENGINE_TOUR.md"  # where the figures block lives
 START, END = "<!-- engine-figures -->", "<!-- /engine-figures -->"
 
 
@@ -31,7 +32,7 @@ def goal(value: float, limit: float, higher_is_better: bool) -> str:
 
 
 def render(r: dict) -> str:
-    """The README block for one benchmark JSON."""
+    """The figures block for one benchmark JSON."""
     m, a, w, s, p, sp = (r[k] for k in ("machine", "attention", "waste", "static_vs_continuous",
                                         "prefix_caching", "sim_speed"))
     sh = a["shape"]
@@ -73,37 +74,37 @@ def render(r: dict) -> str:
     return "\n".join(lines)
 
 
-def block(readme: str) -> tuple[int, int]:
+def block(doc: str) -> tuple[int, int]:
     """(start, end) offsets of the text between the markers."""
-    i, j = readme.find(START), readme.find(END)
+    i, j = doc.find(START), doc.find(END)
     if i < 0 or j < i:
-        sys.exit(f"{README}: no {START} ... {END} block to write the figures into")
+        sys.exit(f"{DOC}: no {START} ... {END} block to write the figures into")
     return i + len(START) + 1, j
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help=f"copy {RUN.name} and rewrite README.md")
-    mode.add_argument("--check", action="store_true", help="exit 1 if README.md disagrees with the kept run")
+    mode.add_argument("--write", action="store_true", help=f"copy {RUN.name} and rewrite {DOC.name}")
+    mode.add_argument("--check", action="store_true", help=f"exit 1 if {DOC.name} disagrees with the kept run")
     args = parser.parse_args(argv)
-    readme = README.read_text(encoding="utf-8")
-    start, end = block(readme)
+    doc = DOC.read_text(encoding="utf-8")
+    start, end = block(doc)
     if args.write:
         if not RUN.is_file():
             sys.exit(f"{RUN}: no benchmark run; run `python benchmarks/engine_bench.py` first")
         KEPT.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(RUN, KEPT)
-        README.write_text(readme[:start] + render(json.loads(KEPT.read_text())) + "\n" + readme[end:],
-                          encoding="utf-8")
-        print(f"wrote {README.name} from {KEPT.relative_to(ROOT)}")
+        DOC.write_text(doc[:start] + render(json.loads(KEPT.read_text())) + "\n" + doc[end:],
+                       encoding="utf-8")
+        print(f"wrote {DOC.relative_to(ROOT)} from {KEPT.relative_to(ROOT)}")
         return 0
     want = render(json.loads(KEPT.read_text()))
-    if readme[start:end].rstrip("\n") != want:
-        print(f"{README.name}: the engine figures differ from {KEPT.relative_to(ROOT)}; "
+    if doc[start:end].rstrip("\n") != want:
+        print(f"{DOC.relative_to(ROOT)}: the engine figures differ from {KEPT.relative_to(ROOT)}; "
               "run `python benchmarks/readme_figures.py --write`")
         return 1
-    print(f"{README.name} matches {KEPT.relative_to(ROOT)}")
+    print(f"{DOC.relative_to(ROOT)} matches {KEPT.relative_to(ROOT)}")
     return 0
 
 

@@ -22,7 +22,7 @@ The result is shaped like Exercism's results.json v3 (kata/results.py). JUnit XM
 the parent from the merged result, so it is complete across restarts.
 
 What it leaves out: code in the child runs in the same process as the hidden tests and can, with
-effort, read them in memory; see the README's "what a determined learner can still do".
+effort, read them in memory; see docs/GRADING.md's "what a determined learner can still do".
 """
 
 from __future__ import annotations

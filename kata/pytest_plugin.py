@@ -28,7 +28,7 @@ must run the test's own code, so a test swapped for a moment and back is seen to
 event otherwise.
 
 What it leaves out: process isolation, time and memory bounds are the harness's job. Code running
-in the same process can always, with enough effort, read the plugin's memory: see the README's
+in the same process can always, with enough effort, read the plugin's memory: see docs/GRADING.md's
 "what a determined learner can still do".
 """
 

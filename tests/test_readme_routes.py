@@ -1,4 +1,6 @@
-"""Every code block of the README, run on the route it names, and the output it quotes checked.
+"""Every code block of the README and of the documents its longer text lives in (DOCS: the guide,
+grading, the engine's tour, development), run on the route it names, and the output it quotes
+checked.
 
 Each block's first line names its route (ROUTES); a block with no route fails here, so a new block
 is run too. The routes:
@@ -9,7 +11,8 @@ is run too. The routes:
   and what it says of this route: Python itself does not see kata, the tool's own venv's does.
 - clone: the clone block, verbatim, in a fresh clone (a fresh venv, `pip install -e .`).
 - ci: the test command, which .ci/run runs verbatim (tests/test_readme.py checks that).
-- session: the walkthrough's `$ kata ...` transcripts, replayed in one workbook, each command at
+- session: a walkthrough's `$ kata ...` transcripts (the README's first session, the guide's
+  session start to finish), each document's replayed in a workbook of its own, each command at
   the time its clock line quotes; every quoted line must be in what the command prints, in order,
   and lines quoted together must be printed together (`...` skips lines).
 - alternatives: each line a command of its own, in a fresh workbook.
@@ -19,7 +22,7 @@ is run too. The routes:
 - layout: a listing, not commands: every path it names exists.
 
 The fresh clone holds what is committed (CI runs on a clean checkout). About 2 minutes in all,
-most of it the 100,000-request engine run and two installs.
+most of it the 100,000-request engine run and two installs (about 5 on a busy 2-core machine).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.test_readme import DOCS
 
 ROUTES = {
     "python3 -m pip wheel --no-deps -w dist . && pipx install": "pipx",
@@ -51,18 +55,26 @@ ROUTES = {
 T0 = 1_800_000_000  # the session's start (the test clock)
 
 
-def blocks() -> list[tuple[str, str]]:
-    """(route, text) of every fenced block of the README, in order."""
-    text = (REPO / "README.md").read_text()
+def blocks() -> list[tuple[str, str, str]]:
+    """(document, route, text) of every fenced block of the README and DOCS, in order."""
     found = []
-    for body in re.findall(r"^```[\w]*\n(.*?)^```", text, re.S | re.M):
-        routes = [r for head, r in ROUTES.items() if body.startswith(head)]
-        found.append((routes[0] if len(routes) == 1 else "", body))
+    for doc in DOCS:
+        text = (REPO / doc).read_text(encoding="utf-8")
+        for body in re.findall(r"^```[\w]*\n(.*?)^```", text, re.S | re.M):
+            routes = [r for head, r in ROUTES.items() if body.startswith(head)]
+            found.append((doc, routes[0] if len(routes) == 1 else "", body))
     return found
 
 
-def of_route(route: str) -> list[str]:
-    return [body for r, body in blocks() if r == route]
+def of_route(route: str, doc: str | None = None) -> list[str]:
+    """The blocks of a route, of every document or of one."""
+    return [body for d, r, body in blocks() if r == route and doc in (None, d)]
+
+
+def doc_of(route: str) -> str:
+    """The one document that holds a route's blocks."""
+    (doc,) = {d for d, r, _ in blocks() if r == route}
+    return doc
 
 
 def command_lines(body: str) -> list[str]:
@@ -90,10 +102,13 @@ def _ok(out) -> str:
     return out.stdout
 
 
-def test_every_block_of_the_readme_has_a_route():
+def test_every_block_of_the_readme_and_its_documents_has_a_route():
     found = blocks()
-    assert [body.splitlines()[0] for r, body in found if not r] == [], "give the new block a route in ROUTES"
-    assert {r for r, _ in found} == set(ROUTES.values())  # and every route still has its block
+    assert [f"{d}: {body.splitlines()[0]}" for d, r, body in found if not r] == [], \
+        "give the new block a route in ROUTES"
+    assert {r for _, r, _ in found} == set(ROUTES.values())  # and every route still has its block
+    for route in ("pipx", "clone", "ci"):  # the installs are the README's own
+        assert doc_of(route) == "README.md", route
 
 
 # --- the two install routes ---------------------------------------------------------------------
@@ -204,14 +219,24 @@ def _when(quoted: list[str], last: int) -> int:
     return last + 60
 
 
-def test_the_walkthrough_prints_what_the_readme_quotes(tmp_path):
+# each document's walkthrough: the commands it runs, in order (its own workbook and session)
+WALKTHROUGHS = {
+    "README.md": ["start", "check", "submit", "finish", "review"],
+    "docs/GUIDE.md": ["start", "check", "submit", "status", "finish", "review", "review"],
+}
+
+
+def test_the_walkthroughs_are_where_they_are_replayed():
+    assert {d for d, r, _ in blocks() if r == "session"} == set(WALKTHROUGHS)
+
+
+@pytest.mark.parametrize("doc", list(WALKTHROUGHS))
+def test_the_walkthrough_prints_what_the_document_quotes(tmp_path, doc):
     from tests.terminal import run_on_terminal, screen_text, stock_env
 
     wb = _workbook(tmp_path)
-    steps = [step for body in of_route("session") for step in _transcript(body)]
-    assert [cmd.split()[:2] for cmd, _ in steps] == [
-        ["kata", "start"], ["kata", "check"], ["kata", "submit"], ["kata", "status"],
-        ["kata", "finish"], ["kata", "review"], ["kata", "review"]]
+    steps = [step for body in of_route("session", doc) for step in _transcript(body)]
+    assert [cmd.split()[:2] for cmd, _ in steps] == [["kata", name] for name in WALKTHROUGHS[doc]]
     now = T0
     for command, quoted in steps:
         args = command.split()[1:]
@@ -231,7 +256,7 @@ def test_the_walkthrough_prints_what_the_readme_quotes(tmp_path):
         lines = [ln.rstrip() for ln in printed.splitlines()]
         assert code == (1 if args[0] == "check" else 0), printed[-3000:]
         missing = _quoted_in(quoted, lines)
-        assert missing is None, f"`{command}` does not print, as the README quotes:\n{missing}\n" \
+        assert missing is None, f"`{command}` does not print, as {doc} quotes:\n{missing}\n" \
                                 f"--- it printed:\n" + "\n".join(lines)
 
 
@@ -253,7 +278,7 @@ def test_the_python_snippet_prints_what_its_comment_says(tmp_path):
 
 # --- the engine's commands and the figures its prose quotes --------------------------------------
 
-# (what the README says, the command that prints it, what that command's output must hold); a
+# (what the engine's tour says, the command that prints it, what that command's output must hold); a
 # "{zoo SLUG NAME}" in a command is that zoo entry's patched reference, written to the workspace
 FIGURES = [
     ("under pressure it preempts 439 times to the reference's 324",
@@ -304,14 +329,15 @@ def test_every_engine_command_runs_and_the_figures_around_them_are_what_they_pri
             shutil.copyfile(REPO / "solutions" / f"{mine.replace('_', '-')}.py", wb / "workspace" / f"{mine}.py")
         said = _engine(wb, command)
         assert said.strip(), command
-    readme = " ".join((REPO / "README.md").read_text().split())
+    doc = doc_of("engine")  # the figures are quoted around the engine's commands
+    said_there = " ".join((REPO / doc).read_text(encoding="utf-8").split())
     for claim, command, printed in FIGURES:
-        assert " ".join(claim.split()) in readme, f"the README no longer says: {claim}"
+        assert " ".join(claim.split()) in said_there, f"{doc} no longer says: {claim}"
         for mine in re.findall(r"workspace/(\w+)\.py", command):  # the reference as the learner's file
             shutil.copyfile(REPO / "solutions" / f"{mine.replace('_', '-')}.py", wb / "workspace" / f"{mine}.py")
         said = _engine(wb, command, codes=(0, 1))  # a zoo plan fails its checks: exit 1
         assert re.search(printed, " ".join(said.split())), \
-            f"`{command}` does not print what the README says ({claim}):\n{said}"
+            f"`{command}` does not print what {doc} says ({claim}):\n{said}"
 
 
 def test_every_path_the_layout_names_exists():
