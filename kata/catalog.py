@@ -225,8 +225,24 @@ class Kata:
 REVEALS = ("all", "progressive")
 
 
-# the question kinds an exam may name: kata/kinds.py registers each kind it knows here
-KINDS: set[str] = {"kata", "hunt"}
+# The question kinds an exam may name: name -> the kind (kata/kinds.py's Kind, which checks the
+# levels a question of it may cover and says whether decoys apply to it). A kind's module
+# registers it when imported (kata.kinds.register); the built-in ones are loaded by name on first
+# use, as plug-ins are, so that neither this module nor kata/kinds.py imports a kind's module.
+KINDS: dict[str, object] = {}
+BUILTIN_KINDS = ("kata.kinds", "kata.hunt_questions")
+
+
+def kinds() -> dict[str, object]:
+    """The registry, with the built-in kinds loaded."""
+    import importlib
+
+    for name in BUILTIN_KINDS:
+        importlib.import_module(name)
+    return KINDS
+
+
+_kinds = kinds
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,12 +253,8 @@ class Question:
     levels: tuple[int, ...]  # ascending, 1-based
     minutes: float  # an exam's clock scaled by --minutes keeps decimals
     reveal: str = "all"  # "all": every covered level shown at once; "progressive": one at a time
-    kind: str = "kata"  # a registered kind (kata/kinds.py): "kata", "hunt", ...
+    kind: str = "kata"  # a registered kind (kata/kinds.py)
     bug: str | None = None  # a hunt's zoo patch (its file stem), drawn at start; None: a decoy
-
-    @property
-    def is_hunt(self) -> bool:
-        return self.kind == "hunt"
 
     def to_json(self) -> dict:
         data = {"kata": self.kata, "levels": list(self.levels), "minutes": self.minutes,
@@ -397,11 +409,12 @@ def _question(where: str, raw, kata_of) -> Question:
     if len(set(levels)) != len(levels):
         raise CatalogError(f"{where}: a level is listed twice in 'levels': list each once")
     kind = raw.get("kind", "kata")
-    if kind not in KINDS:
-        raise CatalogError(f"{where}: kind '{kind}' must be one of {', '.join(sorted(KINDS))}")
-    if kind == "hunt" and sorted(levels) != list(range(1, len(levels) + 1)):
-        raise CatalogError(f"{where}: a hunt covers levels 1..N (the code handed out is "
-                           f"those levels'), got {sorted(levels)}: list them from 1")
+    known = _kinds()
+    if kind not in known:
+        raise CatalogError(f"{where}: kind '{kind}' must be one of {', '.join(sorted(known))}")
+    why = known[kind].check_levels(sorted(levels))  # type: ignore[attr-defined]
+    if why:
+        raise CatalogError(f"{where}: {why}")
     return Question(raw["kata"], tuple(sorted(levels)), raw["minutes"], reveal, kind)
 
 
@@ -455,9 +468,10 @@ def load_exam(root: Path, name: str, known_katas) -> Exam:
     decoys = data.get("decoy_probability", 0.0)
     if not 0 <= decoys <= 1:
         raise CatalogError(f"{path}: decoy_probability must be between 0 and 1, got {decoys}")
-    if decoys and not any(q.is_hunt for q in questions):
-        raise CatalogError(f"{path}: decoy_probability is set but no question has kind = \"hunt\": "
-                           "remove it or add a hunt")
+    if decoys and not any(getattr(_kinds()[q.kind], "decoys", False) for q in questions):
+        takes = [name for name, k in sorted(_kinds().items()) if getattr(k, "decoys", False)]
+        raise CatalogError(f"{path}: decoy_probability is set but no question is of a kind that hands "
+                           f"out decoys ({', '.join(takes) or 'none'}): remove it or add such a question")
     return Exam(name, data["title"], data["minutes"], tuple(questions), data.get("description", ""), path,
                 float(decoys), _level_budgets(str(path), data.get("level_budgets", []), questions))
 

@@ -362,7 +362,7 @@ def _interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-JSON_VERSION = 1  # the shape of every --json output (docs/FORMATS.md); bumped on a breaking change
+JSON_VERSION = 2  # the shape of every --json output (docs/FORMATS.md); bumped on a breaking change
 
 
 def emit_json(data: dict) -> None:
@@ -430,11 +430,11 @@ def _rel_to(base: Path, path: Path) -> str:
 @handled
 def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the katas and exams, with your best score so far."""
-    from kata.session import open_store, series_name
+    from kata.session import best_scores, series_name
 
     wb = workbook()
     katas, exams = wb.katas(), wb.exams()
-    best = open_store(wb).best_scores()
+    best = best_scores(wb)
     if as_json:
         emit_json({
             "katas": [{"slug": k.slug, "title": k.title, "difficulty": k.difficulty,
@@ -595,7 +595,7 @@ def _start_planned(wb, planned, abandon: bool, yes: bool, keep=lambda: False) ->
         for path, copy in ((p.path, p.archived), *p.others_archived):
             if copy:
                 fresh = (path == p.path and not kept and s.kind == "kata"
-                         and not getattr(q, "is_hunt", False))
+                         and kind_of(q).stub_handout)
                 again = "; `--keep-file` goes on with it instead" if fresh else ""
                 say(f"      your previous {path.name} was archived to {_rel(wb, copy)}{again}",
                     markup=False, indent=6)
@@ -645,7 +645,9 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
                                                **({"scaled_score": scaled} if scaled is not None else {})},
             "questions": [{"slug": r.slug, "file": str(r.file), "exists": r.exists,
                            "visible": r.visible, "hidden": r.hidden, "levels": r.levels,
-                           "levels_open": r.levels_open, "minutes": r.minutes, "pin": r.pin} for r in rows],
+                           "levels_open": r.levels_open, "minutes": r.minutes,
+                           "note": None if r.note is None else {"label": r.note_label, "value": r.note}}
+                          for r in rows],
         })
         return
     if s is None:
@@ -660,10 +662,10 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
         lv = levels_label(r.levels, r.levels_open)
         missing = "" if r.exists else " [red](file missing)[/]"
         say(f"  Q{i}. {r.slug:<24} {lv:<10} {vis:<14} {hid}{missing}", markup=True)
-        if r.pin is not None:  # a line of its own: at 80 columns it would wrap inside the verdict
-            from kata.hunt import verdict_words
+        from kata.kinds import kind_named
 
-            say(f"      pin: {verdict_words(r.pin)}", markup=False)
+        if r.note is not None:  # a line of its own: at 80 columns it would wrap inside the note
+            say(f"      {r.note_label}: {kind_named(r.kind).words(r.note)}", markup=False)
     if scaled is not None:
         say(f"  Score so far: {scaled} on the 200-600 scale.", markup=False)
 
@@ -697,18 +699,15 @@ def check(
         write_junit([(g.kata, g.result) for g in graded], junit_xml, rich=junit_rich)
     if as_json:
         emit_json({"results": [{"kata": g.kata.slug, **g.result.to_json(),
-                                **({"pin_check": g.pin_check} if g.pin_check else {})} for g in graded]})
+                                **({"check_note": g.check_note} if g.check_note else {})} for g in graded]})
     else:
         with _paged_report(wb, katas, clock_first):
             for g in graded:
                 say(f"[bold]{g.kata.slug}[/] visible tests on {_rel(wb, g.path)}: "
                     f"{g.result.passed}/{len(g.result.tests)} pass", markup=True)
                 check_report(g.result, mode="all" if all_ else "failed" if failed else "summary")
-                if g.pin_check:
-                    from kata.hunt import test_file_name
-
-                    say(f"your pin ({test_file_name(g.kata)}) {g.pin_check}; a pin fails on the "
-                        "handed-out code and passes on the fixed code", markup=False)
+                for line in (g.kind.check_lines(g.kata, g.check_note) if g.check_note else []):
+                    say(line, markup=False)
     if any(g.result.status != PASS for g in graded):
         raise typer.Exit(1)
 
@@ -745,8 +744,10 @@ def submit(
     if as_json:
         rows = []
         for g in graded:
-            data = {"kata": g.kata.slug, **g.result.to_json(), "levels_graded": g.levels,
-                    "levels_opened": g.opened}
+            from kata.kinds import part_view
+
+            data = {"kata": g.kata.slug, **g.result.to_json(), "part": part_view(g.result),
+                    "levels_graded": g.levels, "levels_opened": g.opened}
             if g.session is not None:  # during a session: levels and pass/fail only
                 practice = g.session.kind == "kata"  # feedback by property: a missed test's edge text
                 data["tests"] = [{"name": hidden_name(i), "status": t["status"], "task_id": t["task_id"],
@@ -791,12 +792,10 @@ def _print_submitted(graded, level_table, test_lines) -> None:
         if g.result.message:
             say(f"  {g.result.message}", markup=False)
         timeouts(g.result)
-        if g.result.hunt:
-            from kata.hunt import verdict_words
+        from kata.kinds import part_view
 
-            h = g.result.hunt
-            say(f"pin: {verdict_words(h['verdict'])}, {h['points_earned']:g}/{h['points_possible']:g} points: "
-                f"{h['reason']}", markup=False)
+        for line in (part_view(g.result) or {}).get("lines", []):
+            say(line, markup=False)
         if g.session is None:
             test_lines(g.result, reveal=True)
             from kata.session import live_session
@@ -982,7 +981,7 @@ def review(
                 "first_activity_s": q.first_activity, "last_submission_s": q.last_submission,
                 "points_earned": q.points_earned, "points_possible": q.points_possible,
                 "result": q.result.to_json() if q.result else None,
-                "hunt": q.hunt,
+                "part": q.part_json(),
             } for q in rev.questions],
             **({"scaled_score": rev.scaled_score, "timeline": rev.timeline()} if rev.project else {}),
         })
@@ -1005,8 +1004,8 @@ def _print_review(con, rev, elapsed, level_table, review_lines, mode) -> None:
         _print_timeline(rev)
     for i, q in enumerate(rev.questions, start=1):
         con.rule(f"Q{i}. {q.title} ({q.slug})")
-        if q.hunt:
-            _print_hunt(con, q.hunt, elapsed)
+        for line in q.part_lines():
+            say(f"  {line}", markup=False, indent=4)
         if q.result is None:
             say(f"  no submission before the cutoff: 0/{q.points_possible:g}", markup=True)
             continue
@@ -1040,26 +1039,6 @@ def _print_timeline(rev) -> None:
         say(f"  level {row['level']}: {took}; reported {lo}-{hi} min", markup=False)
 
 
-def _print_hunt(con, h: dict, elapsed) -> None:
-    """A hunt's part of the review: what the bug was (its zoo header), the pin, the times."""
-    from kata.hunt import CORRECT_CLAIM, verdict_words
-
-    if h["decoy"]:
-        say("  the code handed out was correct (a decoy)")
-    else:
-        head = h["header"]
-        say(f"  the bug ({h['bug']}, level {head.get('Level', '?')}): {head.get('Bug', '')}")
-        if head.get("Breaks"):
-            say(f"  it breaks: {head['Breaks']}")
-    reason = h["reason"]
-    if h["decoy"] and h["verdict"] != "correct_claim":  # the advice for a bug does not fit a decoy
-        reason = f'the right answer was {CORRECT_CLAIM} = "correct" in your test file'
-    say(f"  pin: {verdict_words(h['verdict'])}, {h['pin_points']:g} points" + (f": {reason}" if reason else ""))
-    times = [f"pinned at {elapsed(h['pinned_at_s'])}" if h["pinned_at_s"] is not None else "never pinned",
-             f"fixed at {elapsed(h['fixed_at_s'])}" if h["fixed_at_s"] is not None else "never fixed"]
-    say("  " + ", ".join(times))
-
-
 @app.command()
 @handled
 def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
@@ -1073,7 +1052,7 @@ def progress(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
         emit_json({"katas": [{"kata": r.kata.slug, "points_possible": r.kata.points, "best": r.best,
                     "sessions": [{"session": sid, "points_earned": pts} for sid, pts in r.per_session],
                     "fastest_level_s": {str(lv): t for lv, t in r.fastest.items()},
-                    "other_suite_sessions": r.other_suite, "hunts": r.hunts} for r in rows],
+                    "other_suite_sessions": r.other_suite, "beside": r.beside} for r in rows],
                     "assessments": [[{"exam": b.exam.name, "points_possible": b.points_possible,
                                       "best": b.best, "sessions": b.sessions} for b in row]
                                     for row in assessments]})

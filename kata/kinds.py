@@ -1,19 +1,25 @@
-"""Question kinds: what each kind of question hands out, adds to a grade, records and reviews.
+"""Question kinds: what each kind of question hands out, adds to a grade, records, shows and reviews.
 
-A session's question (kata.catalog.Question) names its kind; kata/session.py asks the kind's
+A session's question (kata.catalog.Question) names its kind; every other module asks the kind's
 object here for everything that differs by kind, and has no branch of its own on it:
 
 * hand out: `hand_out` writes the workspace files of a new session, `watched` names the files
   the deadline keeper reads, `extra_files` the files besides the code that `kata start` names;
 * grade: `given` is the code as handed out and `given_is_work` whether handing it back in is an
-  answer; `extra_now` / `extra_at_deadline` / `extra_recorded` read the learner's other file (a
-  hunt's pin) as it is, as it stood at the deadline, or as a submission graded it; `judge` adds
-  its part to the result and returns the submission's points (None: the result's own);
-* review: `worth` is the question's points, `review` and `status_note` what the review and
-  `kata status` show beyond the code's result.
+  answer; `extra_now` / `extra_at_deadline` / `extra_recorded` read the learner's other file as
+  it is, as it stood at the deadline, or as a submission graded it; `judge` puts the kind's own
+  part in the result (`result.part`, {"kind": name, ...}: no module but the kind's reads its
+  keys) and returns the submission's points (None: the result's own);
+* show: `part_lines` / `part_json` render that part for the text screens and for the JSON and
+  the room; `check_note` / `check_lines` what `kata check` adds; `label`, `status_note` and
+  `words` what `kata status` says; `counts_toward_best` whether its scores are the kata's own
+  (`kata list`'s and `kata progress`'s best; others are listed beside);
+* review: `worth` is the question's points, `review` what the review holds of it and
+  `review_lines` how the text shows that.
 
 A new kind subclasses Kind and calls `register`: nothing else changes (tests/test_kinds.py adds
-one). The registry: `KINDS`, `kind_of(question)`.
+one). The registry: `KINDS` (kata.catalog's, the built-in kinds loaded by module name on first
+use), `kind_of(question)`, `part_kind(part)`; the hunt kind is kata/hunt_questions.py's.
 
     kind_of(Question("lru-kv-cache", (1,), 12)).worth(25.0)   -> 25.0
     kind_of(Question("lru-kv-cache", (1,), 12, kind="hunt")).worth(25.0)   -> 50.0
@@ -39,7 +45,16 @@ class Kind:
 
     name = "kata"
     drawn = False  # whether `draw` uses the session's seed (then the session keeps one)
-    hint_note = False  # whether its hints were written for another task (shown with a note)
+    decoys = False  # whether an exam's decoy_probability applies to it
+    hint_note: str | None = None  # a note after each hint, when its hints were written for another task
+    task_words = ""  # what a briefing says before a question's levels ("review the code of ")
+    stub_handout = True  # it hands out the kata's stub (starting again may go on with one's own file)
+    label = "note"  # what `kata status` calls its status_note, when it has one ("pin")
+    counts_toward_best = True  # its scores are the kata's own (else listed beside in progress)
+
+    def check_levels(self, levels: list[int]) -> str | None:
+        """Why an exam's question of this kind cannot cover `levels` (None: it can)."""
+        return None
 
     def draw(self, wb: Workbook, q: Question, rng: random.Random, decoys: float) -> Question:
         """The question as a new session asks it (a hunt draws its bug here)."""
@@ -102,119 +117,89 @@ class Kind:
         return None
 
     def status_note(self, best) -> str | None:
-        """What `kata status` adds for the question, given its counted submission (or None)."""
+        """What `kata status` adds for the question, given its counted submission (or None): a
+        value the JSON carries as it is (`words` says it in the text)."""
         return None
 
+    def words(self, note) -> str:
+        """A status note, or a note in progress, as the text screens say it."""
+        return str(note)
 
-class Hunt(Kind):
-    """Review code with a planted bug: pin it with a test and fix it (kata/hunt.py)."""
+    # --- the kind's part of a graded result (result.part) -----------------------------------
 
-    name = "hunt"
-    drawn = True
-    hint_note = True
-    given_is_work = True  # the code as handed out, with a pin, is an answer: a pin alone is work
+    def part_lines(self, part: dict) -> list[str]:
+        """Lines the text screens (and the room) show of the part, after a submission's table."""
+        return []
 
-    def draw(self, wb, q, rng, decoys):
-        import dataclasses
+    def part_json(self, part: dict) -> dict:
+        """The part as the JSON and the room carry it."""
+        return dict(part)
 
-        from kata import hunt
+    def check_lines(self, kata: Kata, note: str) -> list[str]:
+        """`kata check`'s lines for a `check_note`."""
+        return [self.check_summary(note)]
 
-        return dataclasses.replace(q, reveal="all", bug=hunt.draw(wb.kata(q.kata), max(q.levels), rng, decoys))
+    def check_summary(self, note: str) -> str:
+        """The note in a few words (kata watch's status line, the room's Run)."""
+        return note
 
-    def hand_out(self, wb, pairs, now) -> dict:
-        from kata import hunt, workspace
+    def review_json(self, info: dict) -> dict:
+        """`review`'s info as the JSON and the room carry it."""
+        return dict(info)
 
-        files: dict[Path, str] = {}
-        for q, k in pairs:
-            files[wb.workspace_file(k)] = hunt.handout(k, q.bug, max(q.levels))
-            files[wb.workspace / hunt.test_file_name(k)] = hunt.template(k)
-        copies = workspace.put(wb, files, now)
-        return {k.slug: workspace.Prepared(k, wb.workspace_file(k), copies.get(wb.workspace_file(k)),
-                                           tuple((p, copies[p]) for p in [wb.workspace / hunt.test_file_name(k)]
-                                                 if p in copies))
-                for _, k in pairs}
-
-    def watched(self, wb, q, kata):
-        from kata.hunt_questions import test_path
-
-        return super().watched(wb, q, kata) + [("test", test_path(wb, kata))]
-
-    def extra_files(self, wb, kata):
-        from kata.hunt_questions import test_path
-
-        return [("pin the bug in", test_path(wb, kata))]
-
-    def given(self, kata, q):
-        from kata import hunt_questions
-
-        return hunt_questions.handed_out(kata, q)
-
-    def extra_now(self, wb, kata):
-        from kata import hunt_questions
-
-        return hunt_questions.read_test(wb, kata)
-
-    def extra_at_deadline(self, wb, store, session, kata, kept):
-        """The keeper's record of the pin file, else as hunt_questions.saved_test finds it; a
-        record of a file gone or changed at the deadline leaves the last pin a submission graded."""
-        from kata import hunt_questions
-
-        rec = kept.get((kata.slug, "test"))
-        if rec is None:
-            return hunt_questions.saved_test(wb, store, session, kata)
-        if rec.code is not None and (rec.mtime is None or rec.mtime <= session.deadline):
-            return rec.code
-        graded = [self.extra_recorded(sub.result) for sub in store.counted_submissions(session, kata.slug)]
-        return next((code for code in reversed(graded) if code is not None), "")
-
-    def extra_recorded(self, result):
-        return (result.get("hunt") or {}).get("test_code")
-
-    def extra_attempted(self, extra):
-        from kata import hunt_questions
-
-        return hunt_questions.attempted_pin(extra or "")
-
-    def extra_unsubmitted(self, store, session, kata, extra):
-        graded = [self.extra_recorded(sub.result) for sub in store.counted_submissions(session, kata.slug)]
-        return not graded or extra != graded[-1]
-
-    def judge(self, store, session, kata, q, extra, result):
-        from kata import hunt_questions
-
-        result.hunt = hunt_questions.score_pin(store, session, kata, q, extra or "", result)
-        return hunt_questions.totals(result)
-
-    def check_note(self, kata, extra, code):
-        from kata import hunt, hunt_questions
-
-        return hunt.try_pin(kata, extra, code) if extra and hunt_questions.attempted_pin(extra) else None
-
-    def worth(self, fix):
-        return fix * 2  # a hunt's pin is worth its fix
-
-    def review(self, wb, store, session, q):
-        from kata import hunt_questions
-
-        return hunt_questions.review_info(wb, store, session, q)
-
-    def status_note(self, best):
-        return ((best.result.get("hunt") or {}).get("verdict") if best else None) or "not submitted"
+    def review_lines(self, info: dict) -> list[str]:
+        """What `kata review` prints of `review`'s info (indented by the caller)."""
+        return []
 
 
-KINDS: dict[str, Kind] = {}
+KINDS: dict[str, Kind] = catalog.KINDS  # type: ignore[assignment]  # one registry: kata.catalog's
 
 
 def register(kind: Kind) -> Kind:
     """Add a kind to the registry (an exam's `kind = "..."` may then name it)."""
     KINDS[kind.name] = kind
-    catalog.KINDS.add(kind.name)
     return kind
 
 
 register(Kind())
-register(Hunt())
+
+
+def unregister(name: str) -> None:
+    """Take a kind out of the registry (a test's own kind, once the test is done)."""
+    KINDS.pop(name, None)
 
 
 def kind_of(q: Question) -> Kind:
-    return KINDS[q.kind]
+    return catalog.kinds()[q.kind]  # type: ignore[return-value]
+
+
+def kind_named(name: str | None) -> Kind:
+    """The registered kind of that name; the default kind for a name no longer registered."""
+    known = catalog.kinds()
+    return known.get(name or "kata", known["kata"])  # type: ignore[return-value]
+
+
+def part_kind(part: dict | None) -> Kind:
+    """The kind a result's part belongs to (the default kind for a result with none)."""
+    return kind_named(part.get("kind") if isinstance(part, dict) else None)
+
+
+def part_of(result) -> dict | None:
+    """A result's part: from a SuiteResult, or from a stored result (a dict)."""
+    part = result.get("part") if isinstance(result, dict) else getattr(result, "part", None)
+    return part if isinstance(part, dict) else None
+
+
+def part_view(result) -> dict | None:
+    """The part as the JSON and the room carry it ({"kind", "lines", ...its own fields}), or None."""
+    part = part_of(result)
+    if part is None:
+        return None
+    kind = part_kind(part)
+    return {**kind.part_json(part), "kind": kind.name, "lines": kind.part_lines(part)}
+
+
+def counts_toward_best(result) -> bool:
+    """Whether a stored result's score is its kata's own (kata.store.best_scores)."""
+    return part_kind(part_of(result)).counts_toward_best
+

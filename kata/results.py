@@ -111,7 +111,9 @@ class SuiteResult:
     restarts: int = 0
     tampered: str | None = None  # why the run's verdicts cannot be trusted (then 0 points)
     version: int = 3
-    hunt: dict | None = None  # a hunt question's pin: points_earned, points_possible, verdict (kata/hunt.py)
+    # a question kind's own part of the result, {"kind": name, ...}: read and rendered by that
+    # kind alone (kata/kinds.py); None for a question that is only its code's levels
+    part: dict | None = None
 
     @property
     def passed(self) -> int:

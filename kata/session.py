@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kata.catalog import REVEALS, CatalogError, Exam, Kata, Question, Workbook, check_minutes, scaled_score
-from kata.kinds import KINDS, kind_of, new_seed
+from kata.kinds import KINDS, Kind, counts_toward_best, kind_named, kind_of, new_seed
 from kata.results import PASS, SuiteResult
 from kata.store import DeadlineSnapshot, Session, Store, StoreError, Submission, still_live_message
 
@@ -200,7 +200,7 @@ def _hand_out(wb: Workbook, questions: list[Question], katas: list[Kata], t: flo
         groups.setdefault(q.kind, []).append((q, k))
     done: dict = {}
     for name, pairs in groups.items():
-        done.update(KINDS[name].hand_out(wb, pairs, t))
+        done.update(kind_named(name).hand_out(wb, pairs, t))
     from kata import workspace
 
     for q, k in zip(questions, katas, strict=True):  # the examples of the levels open at the start
@@ -353,6 +353,12 @@ def solution_refusal(wb: Workbook, kata: Kata) -> str | None:
 # --- check and submit -------------------------------------------------------
 
 
+def best_scores(wb: Workbook) -> dict[str, tuple[float, float]]:
+    """slug -> (best points earned, possible) over the submissions whose score is the kata's own
+    (a kind may score its questions otherwise: Kind.counts_toward_best)."""
+    return open_store(wb).best_scores(counts=counts_toward_best)
+
+
 def live_session(wb: Workbook) -> Session | None:
     return open_store(wb).live_session(now())
 
@@ -391,7 +397,8 @@ class Graded:
     levels: list[int] | None = None  # the levels graded (None: every level)
     opened: list[int] = field(default_factory=list)  # levels this submission opened
     passed_now: list[int] = field(default_factory=list)  # levels it passed for the first time
-    pin_check: str | None = None  # a hunt's `kata check`: what the pin file does on the file now
+    check_note: str | None = None  # what the question's kind adds to `kata check` (Kind.check_note)
+    kind: Kind = field(default_factory=lambda: KINDS["kata"])  # the question's kind (the default outside one)
 
     def question_share(self, wb: Workbook) -> str:
         """': 40 of the question's 100 points so far' when fewer levels were graded than the
@@ -462,9 +469,10 @@ def _grade_file(wb: Workbook, kata: Kata, suite: str, progress=None) -> Graded:
     q = v.question  # session is kept only with a question (above), so both are set or neither
     extra = kind_of(q).extra_now(wb, kata) if q is not None else None
     sub, passed_now = _record(store, session, q, kata, code, result, t, suite, extra)
-    graded = Graded(kata, path, result, session, sub, levels, passed_now=passed_now)
+    graded = Graded(kata, path, result, session, sub, levels, passed_now=passed_now,
+                    kind=kind_of(q) if q is not None else KINDS["kata"])
     if suite == "visible" and q is not None:
-        graded.pin_check = kind_of(q).check_note(kata, extra, code)
+        graded.check_note = kind_of(q).check_note(kata, extra, code)
     if suite == "hidden" and session is not None and q is not None and not result.tampered:
         after = open_levels(q, store.passed_levels(session.id, kata.slug))
         graded.opened = [lv for lv in after if lv not in v.levels]
@@ -731,31 +739,31 @@ class Hint:
     number: int = 0  # 1-based among those
     in_level: int = 0  # 1-based among its level's hints
     level_total: int = 0  # its level's hints
-    hunt: bool = False  # asked in a hunt, where the hints (written for solving the kata) read oddly
+    note: str | None = None  # the question's kind's note on its hints (Kind.hint_note)
 
     def line(self) -> str:
         """What a learner reads: numbered within its level, so an exam's question and the same
         kata practised alone say the same ("Hint 2 of 3 for level 1: ...")."""
-        why = " (written for solving the kata: its rules hold for the code handed out)" if self.hunt else ""
+        why = f" ({self.note})" if self.note else ""
         return f"Hint {self.in_level} of {self.level_total} for level {self.level}{why}: {self.text}"
 
 
-def _hint(kata: Kata, mine: list[tuple[int, int, str]], n: int, hunt: bool = False) -> Hint:
+def _hint(kata: Kata, mine: list[tuple[int, int, str]], n: int, note: str | None = None) -> Hint:
     """The n-th (1-based) of the question's hints `mine`, numbered in the question and its level."""
     i, level, text = mine[n - 1]
     same = [j for j, lv, _ in mine if lv == level]
-    return Hint(kata, i, level, text, len(mine), n, same.index(i) + 1, len(same), hunt)
+    return Hint(kata, i, level, text, len(mine), n, same.index(i) + 1, len(same), note)
 
 
 def _question_hints(wb: Workbook, kata: Kata, session: Session | None,
-                    store: Store) -> tuple[list[tuple[int, int, str]], list[int], int | None, bool]:
+                    store: Store) -> tuple[list[tuple[int, int, str]], list[int], int | None, str | None]:
     """(the hints of the question's levels as (index, level, text), the open levels, session id,
-    whether the question is a hunt)."""
+    the question's kind's note on its hints)."""
     sid = session.id if session and kata.slug in session.katas else None
     v = view(wb, kata, session, store)
     covered = set(v.question.levels) if v.question is not None else {lv.number for lv in kata.levels}
     mine = [(i, level, text) for i, (level, text) in enumerate(kata.hints) if level in covered]
-    return mine, v.levels, sid, v.question is not None and kind_of(v.question).hint_note
+    return mine, v.levels, sid, kind_of(v.question).hint_note if v.question is not None else None
 
 
 def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
@@ -763,12 +771,12 @@ def next_hint(wb: Workbook, kata: Kata) -> Hint | None:
     None: every hint of the open levels is shown already."""
     store = open_store(wb)
     t = now()
-    mine, visible, sid, hunt = _question_hints(wb, kata, store.live_session(t), store)
+    mine, visible, sid, note = _question_hints(wb, kata, store.live_session(t), store)
     shown = set(store.revealed_hints(kata.slug, sid))
     for n, (i, level, _text) in enumerate(mine, start=1):
         if i not in shown and level in visible:  # no hint for a level not open yet
             store.reveal_hint(sid, kata.slug, i, t)
-            return _hint(kata, mine, n, hunt)
+            return _hint(kata, mine, n, note)
     return None
 
 
@@ -776,9 +784,9 @@ def revealed(wb: Workbook, kata: Kata) -> tuple[list[Hint], int]:
     """The hints shown so far, and how many of the question's hints are still closed (their
     level is not open yet)."""
     store = open_store(wb)
-    mine, _, sid, hunt = _question_hints(wb, kata, store.live_session(now()), store)
+    mine, _, sid, note = _question_hints(wb, kata, store.live_session(now()), store)
     shown = set(store.revealed_hints(kata.slug, sid))
-    hints = [_hint(kata, mine, n, hunt) for n, (i, _level, _text) in enumerate(mine, start=1) if i in shown]
+    hints = [_hint(kata, mine, n, note) for n, (i, _level, _text) in enumerate(mine, start=1) if i in shown]
     return hints, len(mine) - len(hints)
 
 
@@ -820,8 +828,15 @@ class QuestionReview:
     levels_open: list[int] = field(default_factory=list)
     splits: dict[int, float] = field(default_factory=dict)  # level -> seconds into the session
     submit_times: list[float] = field(default_factory=list)  # seconds into the session
-    hunt: dict | None = None  # a hunt: its bug's header, the pin's verdict (hunt_questions.review_info)
+    kind: str = "kata"  # the question's kind
+    part: dict | None = None  # what its kind's review holds of it (Kind.review), shown by the kind
     level_points: dict[int, float] = field(default_factory=dict)  # each of the question's levels: its points
+
+    def part_json(self) -> dict | None:
+        return kind_named(self.kind).review_json(self.part) if self.part is not None else None
+
+    def part_lines(self) -> list[str]:
+        return kind_named(self.kind).review_lines(self.part) if self.part is not None else []
 
 
 @dataclass
@@ -949,7 +964,7 @@ def review(wb: Workbook, session_id: int | None) -> Review:
             levels_open=open_levels(q, passed),
             splits={lv: round(at - session.started_at, 1) for lv, at in sorted(passed.items())},
             submit_times=[round(s.submitted_at - session.started_at, 1) for s in hidden],
-            hunt=kind_of(q).review(wb, store, session, q),
+            kind=q.kind, part=kind_of(q).review(wb, store, session, q),
             level_points=_level_points(wb, q),
         ))
     return rev
@@ -1027,7 +1042,9 @@ class QuestionStatus:
     levels: list[int] = field(default_factory=list)
     levels_open: list[int] = field(default_factory=list)
     minutes: float = 0
-    pin: str | None = None  # a hunt: the counted submission's pin verdict ("not submitted" before one)
+    note: object = None  # what the question's kind says of it (Kind.status_note), or None
+    note_label: str = "note"  # what the kind calls that note ("pin")
+    kind: str = "kata"
 
 
 def status(wb: Workbook) -> tuple[Session | None, float, list[QuestionStatus]]:
@@ -1053,7 +1070,7 @@ def status(wb: Workbook) -> tuple[Session | None, float, list[QuestionStatus]]:
         path = wb.workspace_file(kata)
         rows.append(QuestionStatus(q.kata, kata.title, path, path.is_file(), visible, hidden,
                                    list(q.levels), open_levels(q, passed), q.minutes,
-                                   kind_of(q).status_note(best)))
+                                   kind_of(q).status_note(best), kind_of(q).label, q.kind))
     return session, session.remaining(t), rows
 
 
@@ -1067,7 +1084,9 @@ class KataProgress:
     best: float  # best points earned in any hidden submission (practice included)
     fastest: dict[int, float]  # level -> fewest seconds into a session it took to pass
     other_suite: list[int] = field(default_factory=list)  # sessions whose score came from another suite
-    hunts: list[dict] = field(default_factory=list)  # {session, verdict, points_earned, points_possible}
+    # sessions whose question's kind scores it otherwise than the kata (Kind.counts_toward_best):
+    # {session, kind, note (Kind.status_note), points_earned, points_possible}
+    beside: list[dict] = field(default_factory=list)
     best_graded: float = 0.0  # the most points any hidden submission was graded on (its levels')
 
 
@@ -1075,23 +1094,27 @@ def progress(wb: Workbook) -> list[KataProgress]:
     """Per kata: the official score of every session that held it, the best score ever, and the
     fastest time each level was passed."""
     store = open_store(wb)
-    best = store.best_scores()
+    best = best_scores(wb)
     sessions_ = store.sessions(now())
-    from kata import hunt_questions
-
     today = _Versions(wb)
     rows = []
     for kata in wb.katas():
         per_session: list[tuple[int, float]] = []
         fastest: dict[int, float] = {}
         other: list[int] = []
-        hunts = hunt_questions.progress_rows(store, sessions_, kata.slug,
-                                             worth=lambda q: _question_points(wb, q)[1])
-        hunted = {h["session"] for h in hunts}
+        beside: list[dict] = []
         for s in sessions_:
-            if kata.slug not in s.katas or s.id in hunted:
+            if kata.slug not in s.katas:
                 continue
             official = store.official_submission(s, kata.slug)
+            q = question_for(wb, s, kata.slug)
+            kind = kind_of(q) if q is not None else KINDS["kata"]
+            if q is not None and not kind.counts_toward_best:
+                beside.append({"session": s.id, "kind": kind.name, "note": kind.status_note(official),
+                               "points_earned": official.points_earned if official else 0.0,
+                               "points_possible": official.points_possible if official
+                               else _question_points(wb, q)[1]})
+                continue
             per_session.append((s.id, official.points_earned if official else 0.0))
             if official and today[kata.slug] is not None and official.suite_version != today[kata.slug]:
                 other.append(s.id)
@@ -1100,7 +1123,7 @@ def progress(wb: Workbook) -> list[KataProgress]:
                 if at <= s.cutoff() and (lv not in fastest or took < fastest[lv]):
                     fastest[lv] = round(took, 1)
         earned, graded = best.get(kata.slug, (0.0, 0))
-        rows.append(KataProgress(kata, per_session, earned, dict(sorted(fastest.items())), other, hunts,
+        rows.append(KataProgress(kata, per_session, earned, dict(sorted(fastest.items())), other, beside,
                                  float(graded)))
     return rows
 

@@ -51,10 +51,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from kata.results import ERROR
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # version -> statements that bring the previous version to it
-MIGRATIONS: dict[int, list[str]] = {
+MIGRATIONS: dict[int, list] = {  # a statement, or a function of the connection
     1: [
         """CREATE TABLE sessions (
             id INTEGER PRIMARY KEY,
@@ -129,7 +129,43 @@ MIGRATIONS: dict[int, list[str]] = {
             UNIQUE (session_id, slug, file)
         )""",
     ],
+    # v5: a question kind's own part of a result is `part` ({"kind": name, ...}), read by that kind
+    # alone; results stored before kept the one kind that had a part under its own name. And a
+    # kind names the files the deadline keeper reads (any role, not only 'code' and 'test').
+    5: [
+        lambda db: _results_with_parts(db),
+        """CREATE TABLE deadline_snapshots_v5 (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            slug TEXT NOT NULL,
+            file TEXT NOT NULL,
+            code TEXT,
+            mtime REAL,
+            taken_at REAL NOT NULL,
+            UNIQUE (session_id, slug, file)
+        )""",
+        "INSERT INTO deadline_snapshots_v5 SELECT * FROM deadline_snapshots",
+        "DROP TABLE deadline_snapshots",
+        "ALTER TABLE deadline_snapshots_v5 RENAME TO deadline_snapshots",
+    ],
 }
+
+LEGACY_PART = "hunt"  # where a result of schema 4 or before kept its kind's part (that kind's name)
+
+
+def _results_with_parts(db) -> None:
+    """Schema 5: each stored result's `LEGACY_PART` field becomes `part`, {"kind": ..., ...}."""
+    rows = db.execute("SELECT id, result FROM submissions").fetchall()
+    for row_id, raw in rows:
+        plain = unseal(raw)
+        result = json.loads(plain)
+        if LEGACY_PART not in result:
+            continue
+        old = result.pop(LEGACY_PART)
+        result["part"] = {"kind": LEGACY_PART, **old} if isinstance(old, dict) else None
+        text = json.dumps(result)
+        db.execute("UPDATE submissions SET result = ? WHERE id = ?",
+                   (seal(text) if raw != plain else text, row_id))
 
 
 # rows that no later regrade replaced (a regrade points at what it replaced through regrade_of)
@@ -221,7 +257,7 @@ class DeadlineSnapshot:
 
     session_id: int
     slug: str
-    file: str  # 'code' (the question's workspace file) | 'test' (a hunt's pin file)
+    file: str  # the role its question's kind gives it: 'code' (the graded file), or another
     code: str | None  # None: missing, or not UTF-8 text, at the deadline
     mtime: float | None  # its modification time when read
     taken_at: float  # when the keeper read it
@@ -374,7 +410,10 @@ class Store:
                 )
             for v in range(version + 1, SCHEMA_VERSION + 1):
                 for statement in MIGRATIONS[v]:
-                    db.execute(statement)
+                    if callable(statement):
+                        statement(db)
+                    else:
+                        db.execute(statement)
                 db.execute(f"PRAGMA user_version = {v}")
 
     @property
@@ -564,16 +603,17 @@ class Store:
             db.execute("UPDATE sessions SET settled_at = ?, settle_claim = NULL WHERE id = ?",
                        (now, session_id))
 
-    def best_scores(self) -> dict[str, tuple[float, float]]:
-        """slug -> (best points earned, points possible) over every submission (a hunt's, which
-        scores a pin and a fix, is not a kata score: `kata progress` lists those beside)."""
+    def best_scores(self, counts=None) -> dict[str, tuple[float, float]]:
+        """slug -> (best points earned, points possible) over every submission for which
+        `counts(result)` holds (default: all; a question kind may say its scores are not the
+        kata's: kata.kinds.counts_toward_best)."""
         rows = self.db.execute(
             "SELECT slug, points_earned, points_possible, result "
             f"FROM submissions WHERE suite = 'hidden' AND {_CURRENT}"
         ).fetchall()
         best: dict[str, tuple[float, float]] = {}
         for r in rows:  # results may be sealed (not JSON to SQLite): read them here
-            if json.loads(unseal(r["result"])).get("hunt") is not None:
+            if counts is not None and not counts(json.loads(unseal(r["result"]))):
                 continue
             earned, possible = best.get(r["slug"], (r["points_earned"], r["points_possible"]))
             best[r["slug"]] = (max(earned, r["points_earned"]), max(possible, r["points_possible"]))

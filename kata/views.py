@@ -209,7 +209,9 @@ def briefing(plan, bundle: bool = False) -> None:
                   else "level " + ", ".join(map(str, q.levels)) if len(q.levels) == 1
                   else "levels " + ", ".join(map(str, q.levels)))
         how = ", one at a time" if q.reveal == "progressive" and len(q.levels) > 1 else ""
-        kind = "review the code of " if getattr(q, "is_hunt", False) else ""
+        from kata.kinds import kind_of
+
+        kind = kind_of(q).task_words
         about = duration(q.minutes * 60)
         say(f"  Q{i}. {kata.title} ({kata.slug}): {kind}{levels}{how}, about {about}",
             markup=False, indent=6)
@@ -435,12 +437,14 @@ def progress_lines(rows) -> None:
             say(" " * (width + 2) + "fastest: " + ", ".join(f"L{lv} {elapsed(t)}"
                                                          for lv, t in r.fastest.items()),
                 markup=False)
-        if getattr(r, "hunts", None):
-            from kata.hunt import verdict_words
+        if getattr(r, "beside", None):  # sessions a kind scores otherwise (a hunt's pin and fix)
+            from kata.kinds import kind_named
 
-            say(" " * (width + 2) + "hunts: " + ", ".join(
-                f"S{h['session']} {verdict_words(h['verdict'])} {h['points_earned']:g}/{h['points_possible']:g}"
-                for h in r.hunts), markup=False, indent=width + 2)
+            for name in dict.fromkeys(b["kind"] for b in r.beside):
+                kind = kind_named(name)
+                say(" " * (width + 2) + f"{name}s: " + ", ".join(
+                    f"S{b['session']} {kind.words(b['note'])} {b['points_earned']:g}/{b['points_possible']:g}"
+                    for b in r.beside if b["kind"] == name), markup=False, indent=width + 2)
         if getattr(r, "other_suite", None):
             say(" " * (width + 2) + "graded on an older hidden suite in session(s) "
                 + ", ".join(map(str, r.other_suite)) + ": `kata regrade N` to compare",
@@ -448,7 +452,7 @@ def progress_lines(rows) -> None:
     if any(r.per_session for r in rows):
         scale = "0 = under 10%, 9 = 90% or more" if plain else f"{SPARKS[0]} = 0 points, {SPARKS[-1]} = full marks"
         say(f"marks: one per session, oldest first ({scale})", markup=False)
-    if not any(r.per_session or r.best or getattr(r, "hunts", None) for r in rows):
+    if not any(r.per_session or r.best or getattr(r, "beside", None) for r in rows):
         say("Nothing yet: `kata start` a session, or `kata submit SLUG` to practise.", markup=False)
 
 

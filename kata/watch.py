@@ -255,7 +255,7 @@ class Watch:
             self.last[kata.slug] = graded.result
             r = graded.result
             self.say(f"{kata.slug} saved: visible {r.passed}/{len(r.tests)} pass"
-                     + _timeouts(r) + self.first_failure_line() + (f"; your pin {graded.pin_check}" if graded.pin_check else ""))
+                     + _timeouts(r) + self.first_failure_line() + (f"; {graded.kind.check_summary(graded.check_note)}" if graded.check_note else ""))
         return then
 
     def _submit(self, kata):

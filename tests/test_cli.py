@@ -53,7 +53,7 @@ def test_full_session_with_the_reference_gets_full_marks(wb, isolated_state):
     for args in (["list"], ["show", "adder"], ["status"], ["review", "1"], ["history"], ["progress"],
                  ["snapshots", "adder"], ["check", "adder"], ["submit", "adder"], ["validate", "adder"]):
         data = json.loads(kata(*args, "--json", code=None).output)
-        assert isinstance(data, dict) and next(iter(data)) == "version" and data["version"] == 1, args
+        assert isinstance(data, dict) and next(iter(data)) == "version" and data["version"] == 2, args
 
 
 def test_stub_scores_zero_with_per_level_output(wb, isolated_state):

@@ -175,22 +175,22 @@ def test_kata_hunt_pin_then_fix_then_review(isolated_state):
     (isolated_state / "workspace" / "test_hunt_lru_kv_cache.py").write_text(PIN)
 
     first = json.loads(kata("submit", "--json", code=1).output)["results"][0]
-    assert first["hunt"]["verdict"] == "pinned"
-    assert (first["hunt"]["points_earned"], first["hunt"]["points_possible"]) == (40.0, 40.0)
+    assert first["part"]["verdict"] == "pinned"
+    assert (first["part"]["points_earned"], first["part"]["points_possible"]) == (40.0, 40.0)
     assert first["points_earned"] < first["points_possible"] == 40  # the fix is still to come
 
     shutil.copyfile(LRU.solution, code)  # the reference over the code earns the fix points
     second = json.loads(kata("submit", "--json").output)["results"][0]
     assert second["points_earned"] == second["points_possible"] == 40
-    assert second["hunt"]["verdict"] == "pinned"
+    assert second["part"]["verdict"] == "pinned"
 
     kata("finish")
     review = kata("review").output
     assert "80/80 points" in review
     assert "the bug (bool_capacity, level 1): capacity True is accepted as 1" in review
     assert "it breaks: " in review and "pinned at " in review and "fixed at " in review
-    hunts = {r["kata"]: r["hunts"] for r in json.loads(kata("progress", "--json").output)["katas"]}
-    assert hunts["lru-kv-cache"][0]["verdict"] == "pinned"
+    beside = {r["kata"]: r["beside"] for r in json.loads(kata("progress", "--json").output)["katas"]}
+    assert beside["lru-kv-cache"][0]["kind"] == "hunt" and beside["lru-kv-cache"][0]["note"] == "pinned"
     assert "hunts: S1 pinned 80/80" in kata("progress").output
 
 
@@ -199,7 +199,7 @@ def test_the_same_pin_against_a_decoy_is_a_wrong_claim(isolated_state):
     assert (isolated_state / "workspace" / "lru_kv_cache.py").read_text() == hunt.handout(LRU, None, 1)
     (isolated_state / "workspace" / "test_hunt_lru_kv_cache.py").write_text(PIN)
     data = json.loads(kata("submit", "--json").output)["results"][0]
-    assert data["hunt"]["verdict"] == "wrong_claim" and data["hunt"]["points_earned"] == 0
+    assert data["part"]["verdict"] == "wrong_claim" and data["part"]["points_earned"] == 0
     # once the session is over, the review says what the right answer was (not to write a test)
     kata("finish")
     review = kata("review").output
@@ -226,7 +226,7 @@ def test_ai_review_draws_four_hunts_by_seed_and_reviews_their_headers():
 
     exam = WB.exam("ai-review")
     assert exam.minutes == 45 and 0 < exam.decoy_probability < 1
-    assert len(set(exam.katas)) == 4 and all(q.is_hunt and q.levels == (1,) for q in exam.questions)
+    assert len(set(exam.katas)) == 4 and all(q.kind == "hunt" and q.levels == (1,) for q in exam.questions)
     draws = {seed: [q.bug for q in plan(WB, "ai-review", seed=seed).questions] for seed in range(1, 4)}
     assert draws[1] == [q.bug for q in plan(WB, "ai-review", seed=1).questions]  # seeded
     assert len({tuple(d) for d in draws.values()}) == 3  # different seeds, different bugs
@@ -248,8 +248,10 @@ def test_a_pin_made_after_the_fix_passed_is_late(tmp_path):
 
     store = Store(tmp_path / "kata.db")
     session, _ = store.start_session("kata", "hunt lru-kv-cache", ["lru-kv-cache"], 15, now=1000.0)
-    fixed = {"status": "pass", "points_earned": 40.0, "points_possible": 40, "hunt": {"points_earned": 0.0}}
-    pinned = {"status": "fail", "points_earned": 39.0, "points_possible": 40, "hunt": {"points_earned": 40.0}}
+    fixed = {"status": "pass", "points_earned": 40.0, "points_possible": 40,
+             "part": {"kind": "hunt", "points_earned": 0.0}}
+    pinned = {"status": "fail", "points_earned": 39.0, "points_possible": 40,
+              "part": {"kind": "hunt", "points_earned": 40.0}}
     assert not _fixed_before_pinned(store, session, "lru-kv-cache")
     store.add_submission(session.id, "lru-kv-cache", "code", pinned, 1010.0)
     store.add_submission(session.id, "lru-kv-cache", "code", fixed, 1020.0)
@@ -288,7 +290,7 @@ def test_a_hunt_that_ran_out_is_auto_submitted_with_its_pin(isolated_state, monk
     out = kata("review", "--json").output  # the auto-submission's notice, then the JSON
     assert "lru-kv-cache: auto-submitted" in out
     q = json.loads(out[out.index("{"):])["questions"][0]
-    assert q["auto_submitted"] and q["hunt"]["verdict"] == "pinned" and q["hunt"]["pin_points"] == 40
+    assert q["auto_submitted"] and q["part"]["verdict"] == "pinned" and q["part"]["pin_points"] == 40
 
 
 def test_finishing_a_hunt_never_touched_grades_nothing(isolated_state):
@@ -333,9 +335,9 @@ def test_every_pin_verdict_reads_as_words():
 def test_a_hunt_never_submitted_shows_its_worth_in_progress(isolated_state):
     kata("hunt", "lru-kv-cache", "--bug", "bool_capacity", "--yes")
     kata("finish")
-    (row,) = {r["kata"]: r["hunts"] for r in json.loads(kata("progress", "--json").output)["katas"]}["lru-kv-cache"]
+    (row,) = {r["kata"]: r["beside"] for r in json.loads(kata("progress", "--json").output)["katas"]}["lru-kv-cache"]
     review_worth = json.loads(kata("review", "--json").output)["questions"][0]["points_possible"]
-    assert row["verdict"] == "not submitted" and row["points_earned"] == 0
+    assert row["note"] == "not submitted" and row["points_earned"] == 0
     assert row["points_possible"] == review_worth > 0  # as the review says: 0 of what it was worth
     assert f"S1 not submitted 0/{review_worth:g}" in kata("progress").output
 
@@ -351,7 +353,7 @@ def test_check_runs_the_pin_on_the_file_as_it_is_now(isolated_state):
     assert "your pin (test_hunt_lru_kv_cache.py) fails on your file: test_capacity_true_is_rejected" in out
     (workspace / "lru_kv_cache.py").write_text((WB.root / "solutions" / "lru-kv-cache.py").read_text())
     data = json.loads(kata("check", "--json").output)["results"][0]
-    assert data["pin_check"] == "every test passes on your file"
+    assert data["check_note"] == "every test passes on your file"
 
 
 def test_one_submission_shows_one_time_in_the_review(isolated_state, monkeypatch):
@@ -380,7 +382,7 @@ def test_status_says_where_a_hunts_pin_stands(isolated_state):
     (isolated_state / "workspace" / "test_hunt_lru_kv_cache.py").write_text(PIN)
     kata("submit", code=1)  # pinned, not yet fixed
     assert "pin: pinned" in kata("status").output
-    assert json.loads(kata("status", "--json").output)["questions"][0]["pin"] == "pinned"
+    assert json.loads(kata("status", "--json").output)["questions"][0]["note"] == {"label": "pin", "value": "pinned"}
 
 
 def test_a_hint_for_a_kata_outside_the_session_names_it(isolated_state):

@@ -232,8 +232,9 @@ def test_state_agrees_with_kata_status(client, fixture_workbook, isolated_state,
     assert page["session"]["clock"] == "3:59" and page["session"]["warning"] == "under 5 minutes left"
     (q,) = page["questions"]
     (c,) = cli["questions"]
-    for key in ("slug", "visible", "levels", "levels_open", "pin", "exists"):
+    for key in ("slug", "visible", "levels", "levels_open", "exists"):
         assert q[key] == (list(c[key]) if isinstance(c[key], tuple) else c[key]), key
+    assert q["note"] is None and c["note"] is None  # a question of the default kind has no note
     assert q["hidden"] == c["hidden"] == [10.0, 30.0] and q["label"] == "L1-2"
     assert q["files"][0]["sha"] == client.get("/api/file/adder/code", headers=AUTH).json()["sha"]
 

@@ -32,7 +32,12 @@ def test_no_file_under_the_state_folder_names_a_hidden_test_during_a_session(
     out = kata("submit", "adder", code=1).output
     assert "test_mul" not in out
     hidden = ["test_mul", "test_div_by_zero", "mul(2, 3)"]
-    files = [p for p in isolated_state.rglob("*") if p.is_file()]
+    # the open levels' visible examples (all of them here) sit beside the learner's file, and
+    # kata's copy of them: this tiny kata's visible tests share the hidden ones' names
+    visible = {isolated_state / "workspace" / "test_adder.py", isolated_state / ".kata" / "given" / "test_adder.py"}
+    assert all(p.read_text() == (fixture_workbook / "katas" / "adder" / "test_visible.py").read_text()
+               for p in visible)
+    files = [p for p in isolated_state.rglob("*") if p.is_file() and p not in visible]
     assert any(p.suffix == ".xml" for p in files) and any(p.name == "kata.db" for p in files)
     con = sqlite3.connect(isolated_state / ".kata" / "kata.db")
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")

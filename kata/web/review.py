@@ -62,7 +62,8 @@ def _question(s, q) -> dict:
             "levels_passed": [{"level": lv, "at": elapsed(t)} for lv, t in q.splits.items()],
             "submitted_at": [elapsed(t) for t in q.submit_times], "levels": level_rows(q.result) if q.result else [],
             "passed": q.result.passed if q.result else 0, "total": len(tests),
-            "missed": sum(t["status"] != "pass" for t in tests), "tests": tests, "hunt": q.hunt}
+            "missed": sum(t["status"] != "pass" for t in tests), "tests": tests,
+            "part": q.part_json(), "part_lines": q.part_lines()}
 
 
 def progress(wb: Workbook) -> dict:

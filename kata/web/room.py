@@ -20,6 +20,7 @@ from pathlib import Path
 
 from kata import session
 from kata.catalog import CatalogError, Kata, Workbook
+from kata.kinds import kind_named, kind_of, part_view
 from kata.results import PASS, timeout_line
 
 # One grading or state change at a time (as `kata watch`): the clock and reads go on meanwhile.
@@ -170,7 +171,8 @@ def state(wb: Workbook) -> dict:
         out["questions"].append({
             "slug": r.slug, "title": r.title, "file": _rel(wb, r.file), "exists": r.exists,
             "visible": r.visible, "hidden": r.hidden, "levels": r.levels, "levels_open": r.levels_open,
-            "label": levels_label(r.levels, r.levels_open), "minutes": r.minutes, "pin": r.pin,
+            "label": levels_label(r.levels, r.levels_open), "minutes": r.minutes,
+            "note": None if r.note is None else f"{r.note_label}: {kind_named(r.kind).words(r.note)}",
             "files": [{"role": role, "name": path.name, "sha": digest(_bytes(path))}
                       for role, path in files_of(wb, kata, s)],
         })
@@ -240,7 +242,7 @@ def check(wb: Workbook, slug: str) -> dict:
     return {"kata": kata.slug, "file": _rel(wb, g.path), "passed": g.result.passed,
             "total": len(g.result.tests), "status": g.result.status, "message": g.result.message,
             "timeouts": timeout_line(g.result), "levels": _visible_levels(g.result), "cases": cases,
-            "pin_check": g.pin_check}
+            "check_note": g.kind.check_summary(g.check_note) if g.check_note else None}
 
 
 def _visible_levels(result) -> list[dict]:
@@ -269,7 +271,7 @@ def submit(wb: Workbook, slug: str) -> dict:
            "levels": level_rows(g.result), "passed": g.result.passed, "total": len(g.result.tests),
            "points_earned": g.result.points_earned, "points_possible": g.result.points_possible,
            "message": g.result.message, "timeouts": timeout_line(g.result), "opened": g.opened,
-           "passed_now": g.passed_now, "hunt": g.result.hunt,
+           "passed_now": g.passed_now, "part": part_view(g.result),
            "tests": [{"name": t.name.split("::")[-1], "level": t.task_id, "status": t.status,
                       "edge": t.edge, "message": t.message} for t in shown.tests]}
     if live:
@@ -295,7 +297,7 @@ def hint(wb: Workbook, slug: str) -> dict:
 
 def catalog(wb: Workbook) -> dict:
     """`kata list`: the katas and exams, with the best score so far."""
-    best = session.open_store(wb).best_scores()
+    best = session.best_scores(wb)
     return {
         "katas": [{"slug": k.slug, "title": k.title, "summary": k.summary, "difficulty": k.difficulty,
                    "minutes": k.minutes, "levels": len(k.levels), "points": k.points,
@@ -319,7 +321,8 @@ def briefing(wb: Workbook, target: str, minutes: float | None = None, reveal: st
     return {"target": target, "title": p.title, "description": p.description, "minutes": p.minutes,
             "clock": clock(p.minutes * 60),
             "questions": [{"slug": k.slug, "title": k.title, "levels": list(q.levels), "reveal": q.reveal,
-                           "minutes": q.minutes, "hunt": q.is_hunt} for q, k in zip(p.questions, p.katas, strict=True)]}
+                           "minutes": q.minutes, "task": kind_of(q).task_words.strip()}
+                          for q, k in zip(p.questions, p.katas, strict=True)]}
 
 
 def start(wb: Workbook, target: str, minutes: float | None = None, reveal: str | None = None,

@@ -474,7 +474,7 @@
       ` visible tests on ${d.file}: `, h("b", { class: d.passed === d.total ? "good" : "bad", text: `${d.passed}/${d.total} pass` }),
       h("span", { class: "muted", text: `   ${levels}` }))];
     if (d.timeouts) out.push(h("p", { class: "bad", text: d.timeouts }));
-    if (d.pin_check) out.push(h("p", { text: `your pin ${d.pin_check}` }));
+    if (d.check_note) out.push(h("p", { text: d.check_note }));
     const rows = [];
     for (const c of d.cases) {
       rows.push(h("tr", { class: c.status },
@@ -524,7 +524,7 @@
     out.push(levelTable(d.levels, d));
     if (d.message) out.push(h("p", { class: "bad", text: d.message }));
     if (d.timeouts) out.push(h("p", { class: "bad", text: d.timeouts }));
-    if (d.hunt) out.push(h("p", { text: `pin: ${d.hunt.verdict.replace(/_/g, " ")}, ${pts(d.hunt.points_earned)}/${pts(d.hunt.points_possible)} points: ${d.hunt.reason}` }));
+    for (const line of (d.part ? d.part.lines : [])) out.push(h("p", { text: line }));
     for (const lv of d.opened) {
       out.push(h("div", { class: "opened" }, h("b", { text: `Level ${lv} is open:` }), " its text is in the prompt now; Run checks its examples."));
     }
@@ -654,7 +654,7 @@
     d.questions.forEach((q, i) => {
       const card = h("section", { class: "card" }, h("h2", {}, `Q${i + 1}. ${q.title} `, h("span", { class: "muted", text: `(${q.slug})` }),
         h("span", { class: "tag right", text: `${pts(q.points_earned)}/${pts(q.points_possible)}` })));
-      if (q.hunt) card.append(h("p", { text: q.hunt.decoy ? "the code handed out was correct (a decoy)" : `the bug (${q.hunt.bug}): ${(q.hunt.header || {}).Bug || ""}` }));
+      for (const line of q.part_lines || []) card.append(h("p", { text: line }));
       if (!q.counted) {
         card.append(h("p", { class: "bad", text: `no submission before the cutoff: 0/${pts(q.points_possible)}` }));
       } else {
