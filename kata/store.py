@@ -356,7 +356,7 @@ class Store:
 
     def _open(self) -> None:
         # one thread uses a connection at a time, but the command's end closes every thread's
-        # (kata/session.py close_stores), and a finished thread's id can be handed to a new one
+        # (kata/session/base.py close_stores), and a finished thread's id can be handed to a new one
         self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")

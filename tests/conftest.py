@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kata import session as session_module
+import kata.session.base as session_module
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

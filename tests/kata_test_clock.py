@@ -1,7 +1,7 @@
 """`python -m tests.kata_test_clock ARGS...`: kata's command line with the test clock on, so that
 $KATA_NOW sets the time (a plain `kata` ignores it). For tests that run `kata` as a process."""
 
-from kata import session
+import kata.session.base as session
 
 session.TEST_CLOCK = True
 

@@ -359,7 +359,7 @@ def test_check_runs_the_pin_on_the_file_as_it_is_now(isolated_state):
 def test_one_submission_shows_one_time_in_the_review(isolated_state, monkeypatch):
     """'made at' and 'submitted at' of the same submission are one clock time (they were rounded
     differently: 3:19 beside 3:20)."""
-    import kata.session as sessions
+    import kata.session.base as sessions
 
     kata("start", "lru-kv-cache", "--yes")
     started = sessions.open_store(Workbook.find()).live_session(sessions.now()).started_at
