@@ -173,6 +173,30 @@ def test_python_dash_m_kata_works():
     assert out.returncode == 0 and "Usage: kata" in out.stdout
 
 
+def test_a_clone_runs_python_cli_py_as_kata(isolated_state):
+    """The clone's top-level cli.py is the same command line as `python -m kata` (and `kata`)."""
+    import os
+
+    def run(*args):
+        done = subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True,
+                              env=dict(os.environ), timeout=120)
+        return done.returncode, done.stdout, done.stderr
+
+    for args in (["--version"], ["list", "--json"], ["--help"]):
+        via_root = run("cli.py", *args)
+        assert via_root[0] == 0, via_root
+        assert via_root == run("-m", "kata", *args), args
+    assert json.loads(run("cli.py", "list", "--json")[1])["katas"]
+
+
+def test_the_root_cli_py_is_an_entry_only():
+    """Importing the clone's cli.py runs no command: it only names kata.cli's app."""
+    code = ("import sys; sys.argv = ['cli.py', 'start']; import cli; "
+            "print('kata.cli' in sys.modules, cli.app is sys.modules['kata.cli'].app)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "True True", out.stdout + out.stderr
+
+
 def test_python_dash_m_kata_never_imports_the_root_cli_module():
     code = ("import runpy, sys\nsys.argv = ['kata', '--help']\ntry:\n    runpy.run_module('kata', run_name='__main__')\n"
             "except SystemExit:\n    pass\nprint('ROOT-CLI' if 'cli' in sys.modules else 'NO-ROOT-CLI')")

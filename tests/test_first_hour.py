@@ -195,14 +195,14 @@ def test_finish_on_a_terminal_asks_and_yes_skips_the_question(fixture_workbook):
 
 
 def test_a_long_question_wraps_at_spaces_and_the_answer_follows_its_last_line(monkeypatch, capsys):
-    from kata import cli
+    from kata.commands.learner_session import confirm
 
     monkeypatch.setenv("COLUMNS", "80")
     output.reset()
     asked = []
     monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "y")
     question = "End session 1 (streaming-token-counter) with 33:59 left? It cannot be resumed."
-    assert cli.confirm(question) is True
+    assert confirm(question) is True
     shown = capsys.readouterr().out.splitlines() + asked
     assert all(len(line) <= 80 for line in shown), shown
     assert " ".join(" ".join(shown).split()) == question + " [y/N]"

@@ -70,7 +70,7 @@ def test_a_damaged_store_is_one_line_whatever_sqlite_says(isolated_state):
 def test_ctrl_c_at_a_question_ends_the_line_before_the_error(isolated_state, monkeypatch, capsys):
     import pytest
 
-    from kata import cli
+    from kata.commands.learner_session import confirm
 
     def interrupted(prompt):
         print(prompt, end="")
@@ -78,7 +78,7 @@ def test_ctrl_c_at_a_question_ends_the_line_before_the_error(isolated_state, mon
 
     monkeypatch.setattr("builtins.input", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        cli.confirm("End session 1?")
+        confirm("End session 1?")
     captured = capsys.readouterr()
     assert captured.out.endswith("[y/N] ") and captured.err == "\n"  # the error line starts anew
 

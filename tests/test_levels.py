@@ -135,10 +135,10 @@ def test_review_and_history_show_when_each_level_passed(wb, isolated_state, monk
 def test_start_shows_the_briefing_and_asks_on_a_terminal(wb, isolated_state, monkeypatch):
     from typer.testing import CliRunner
 
-    from kata import cli
     from kata.cli import app
+    from kata.commands import learner_session
 
-    monkeypatch.setattr(cli, "_interactive", lambda: True)
+    monkeypatch.setattr(learner_session, "_interactive", lambda: True)
 
     result = CliRunner().invoke(app, ["start", "oa"], input="n\n")
     assert result.exit_code == 0, result.output

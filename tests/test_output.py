@@ -244,7 +244,7 @@ def test_unknown_names_suggest_the_closest(fixture_workbook):
 
 
 def test_shell_completion_offers_slugs_and_exams(fixture_workbook):
-    from kata.cli import complete_slug, complete_target
+    from kata.commands.base import complete_slug, complete_target
 
     assert complete_slug("ad") == ["adder"] and complete_slug("zz") == []
     assert set(complete_target("")) == {"adder", "mini", "oa"}
