@@ -29,11 +29,10 @@ import re
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from kata.catalog import Kata
-from kata.results import ERROR, FAIL, PASS, hidden_name
+from kata.results import ERROR, FAIL, PASS
 
 if TYPE_CHECKING:  # grading imports pytest-free modules only; keep formats as light
     from kata.results import SuiteResult, TestResult
@@ -200,13 +199,3 @@ def write_junit(graded: Sequence[tuple[Kata, SuiteResult]], path: Path, names: S
     path.parent.mkdir(parents=True, exist_ok=True)
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
     return path
-
-
-def redacted(result: SuiteResult) -> SuiteResult:
-    """What a live session may show of a hidden-suite result: each test's level and pass/fail,
-    named 'hidden test N'; no messages, edge texts, output or file names."""
-    from dataclasses import replace
-
-    tests = [replace(t, name=f"hidden::{hidden_name(i)}", message=None, detail=None, output=None,
-                     edge=None) for i, t in enumerate(result.tests, 1)]
-    return replace(result, tests=tests, message=None)

@@ -29,8 +29,7 @@ from kata.commands.base import (
     say,
     workbook,
 )
-from kata.results import PASS, hidden_name
-
+from kata.results import PASS
 
 # --- a session --------------------------------------------------------------
 
@@ -250,39 +249,28 @@ def submit(
     with grading_progress(as_json, "hidden suite") as progress:
         graded = session.submit(wb, katas, progress)
     if junit_xml is not None:
-        from kata.formats import redacted, write_junit
+        from kata.formats import write_junit
+        from kata.present import may_show
 
         # during a session the file shows what this command shows: levels and pass/fail only
-        write_junit([(g.kata, redacted(g.result) if g.session is not None else g.result) for g in graded],
+        write_junit([(g.kata, may_show(g.result, g.session is not None, practice=False)) for g in graded],
                     junit_xml, rich=junit_rich)
-    if as_json:
-        rows = []
-        for g in graded:
-            from kata.kinds import part_view
+    from kata.present import submitted
 
-            data = {"kata": g.kata.slug, **g.result.to_json(), "part": part_view(g.result),
-                    "levels_graded": g.levels, "levels_opened": g.opened}
-            if g.session is not None:  # during a session: levels and pass/fail only
-                practice = g.session.kind == "kata"  # feedback by property: a missed test's edge text
-                data["tests"] = [{"name": hidden_name(i), "status": t["status"], "task_id": t["task_id"],
-                                  **({"edge": t["edge"]} if practice and t["status"] != PASS else {})}
-                                 for i, t in enumerate(data["tests"], 1)]
-            rows.append(data)
-        emit_json({"results": rows})
+    views = [submitted(wb, g) for g in graded]
+    if as_json:
+        emit_json({"results": [v.to_json() for v in views]})
     else:
         with _paged_report(wb, katas, clock_first):
-            _print_submitted(graded, level_table, test_lines)
+            _print_submitted(graded, views, level_table, test_lines)
     if any(g.result.status != PASS for g in graded):
         raise typer.Exit(1)
 
 
-def _missed_properties(result) -> None:
+def _missed_properties(missed) -> None:
     """A practice session's feedback by property: the edge text of each hidden test missed ("a
     total exactly equal to the budget fits"), never its name, input, call or message. A mock exam
-    shows counts only, as the real round does."""
-    from kata.results import missed_edges
-
-    missed = missed_edges(result)
+    shows counts only, as the real round does (kata.present decides which)."""
     if not missed:
         return
     tests = sum(n for _, _, n in missed)
@@ -294,24 +282,19 @@ def _missed_properties(result) -> None:
             markup=False, indent=4)
 
 
-def _question_share(g) -> str:
-    return g.question_share(workbook(settle=False))
-
-
-def _print_submitted(graded, level_table, test_lines) -> None:
+def _print_submitted(graded, views, level_table, test_lines) -> None:
+    """Each submission as kata.present shows it (`views`, one per graded file)."""
     from kata.views import timeouts
 
-    for g in graded:
-        out().print(level_table(g.result, f"{g.kata.slug}: hidden suite"))
-        if g.result.message:
-            say(f"  {g.result.message}", markup=False)
-        timeouts(g.result)
-        from kata.kinds import part_view
-
-        for line in (part_view(g.result) or {}).get("lines", []):
+    for g, v in zip(graded, views, strict=True):
+        out().print(level_table(v.result, f"{g.kata.slug}: hidden suite"))
+        if v.result.message:
+            say(f"  {v.result.message}", markup=False)
+        timeouts(v.result)
+        for line in (v.part or {}).get("lines", []):
             say(line, markup=False)
-        if g.session is None:
-            test_lines(g.result, reveal=True)
+        if not v.live:
+            test_lines(v.result, reveal=True)
             from kata.session import live_session
 
             live = live_session(workbook(settle=False))
@@ -319,9 +302,9 @@ def _print_submitted(graded, level_table, test_lines) -> None:
             say(f"Practice ({why}): every hidden test is shown; the code is kept as a "
                 f"snapshot (`kata snapshots {g.kata.slug}`) and counts for no session.")
             continue
-        if g.session.kind == "kata":  # practice: what each missed test is about, never its input
-            _missed_properties(g.result)
-        say(f"Recorded for session {g.session.id}{_question_share(g)}. Details open after the "
+        if v.practice:  # what each missed test is about, never its input
+            _missed_properties(v.missed)
+        say(f"Recorded for session {v.session}{v.share}. Details open after the "
             "session (`kata finish`, then `kata review`).")
         for lv in g.opened:
             say(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; "

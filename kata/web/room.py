@@ -20,7 +20,7 @@ from pathlib import Path
 
 from kata import session
 from kata.catalog import CatalogError, Kata, Workbook
-from kata.kinds import kind_named, kind_of, part_view
+from kata.kinds import kind_named, kind_of
 from kata.results import PASS, timeout_line
 
 # One grading or state change at a time (as `kata watch`): the clock and reads go on meanwhile.
@@ -259,27 +259,25 @@ def level_rows(result) -> list[dict]:
 def submit(wb: Workbook, slug: str) -> dict:
     """`kata submit SLUG`: each level's tests passed and points, as the command line shows them
     (during a session each hidden test only as its level and pass/fail), and the levels it opened."""
-    from kata.formats import redacted
-    from kata.results import missed_edges
+    from kata.present import submitted
 
     kata = kata_of(wb, slug)
     with ACT:
         (g,) = session.submit(wb, [kata])
-    live = g.session is not None
-    shown = redacted(g.result) if live else g.result
-    out = {"kata": kata.slug, "session": g.session.id if g.session else None, "practice": not live,
-           "levels": level_rows(g.result), "passed": g.result.passed, "total": len(g.result.tests),
-           "points_earned": g.result.points_earned, "points_possible": g.result.points_possible,
-           "message": g.result.message, "timeouts": timeout_line(g.result), "opened": g.opened,
-           "passed_now": g.passed_now, "part": part_view(g.result),
+    v = submitted(wb, g)  # what it may show: the command line's rule
+    r = v.result
+    out = {"kata": kata.slug, "session": v.session, "practice": not v.live,
+           "levels": level_rows(r), "passed": r.passed, "total": len(r.tests),
+           "points_earned": r.points_earned, "points_possible": r.points_possible,
+           "message": r.message, "timeouts": v.timeouts, "opened": v.opened,
+           "passed_now": v.passed_now, "part": v.part,
            "tests": [{"name": t.name.split("::")[-1], "level": t.task_id, "status": t.status,
-                      "edge": t.edge, "message": t.message} for t in shown.tests]}
-    if live:
-        assert g.session is not None
-        out["recorded"] = (f"Recorded for session {g.session.id}{g.question_share(wb)}. Details open "
+                      "edge": t.edge, "message": t.message} for t in r.tests]}
+    if v.live:
+        out["recorded"] = (f"Recorded for session {v.session}{v.share}. Details open "
                            "after the session (Finish, then the review).")
-        if g.session.kind == "kata":  # practice: what each missed test checks, as `kata submit` says
-            out["missed"] = [{"level": lv, "edge": edge, "tests": n} for lv, edge, n in missed_edges(g.result)]
+        if v.practice:  # what each missed test checks, as `kata submit` says
+            out["missed"] = [{"level": lv, "edge": edge, "tests": n} for lv, edge, n in v.missed]
     return out
 
 
