@@ -1,4 +1,4 @@
-"""Helpers for the api-quota-ledger hidden suite: a slow oracle, the answer checker, generators.
+"""Helpers for the api-quota-ledger hidden suite: a slow oracle, timed calls, generators.
 
 The oracle keeps nothing but the log of what happened (opens, plan changes, accepted records,
 refunds) and recomputes every answer from it: a window's quota instant by instant, usage by
@@ -7,12 +7,11 @@ scanning every record. Slow and obviously right; it never imports the reference.
 
 from __future__ import annotations
 
-import copy
 import random
 
 from hypothesis import strategies as st
 
-from kata.strict import same
+from kata.checks import query_rows, run_queries
 
 QUOTA = {"free": 1_000, "pro": 20_000, "scale": 500_000}
 RATE = {"free": 2, "pro": 5, "scale": 20}
@@ -126,42 +125,13 @@ def oracle(queries: list[list[str]]) -> list[str]:
     return out
 
 
-# --- checking a call ------------------------------------------------------------------------------
+# --- a call of timed queries ------------------------------------------------------------------
 
 
-def _show(queries, upto: int | None = None, keep: int = 10) -> str:
-    """The call's queries, the last `keep` of them up to index `upto` when it is long."""
-    qs = queries if upto is None else queries[:upto + 1]
-    if len(qs) <= keep:
-        return repr(qs)
-    return f"[... {len(qs) - keep} earlier queries ..., " + repr(qs[-keep:])[1:]
-
-
-def expect(impl, rows, expected=None) -> list[str]:
-    """Run one call and compare every answer. rows: (query, answer) pairs, or queries with the
-    answers given as `expected`. The failure names the first wrong answer and the queries up to it."""
+def timed(impl, rows) -> None:
+    """rows: (t, query, answer), run as one call of kata.checks.run_queries."""
     __tracebackhide__ = True
-    if expected is None:
-        queries = [list(q) for q, _ in rows]
-        expected = [a for _, a in rows]
-    else:
-        queries = [list(q) for q in rows]
-    given = copy.deepcopy(queries)
-    got = impl.solution(given)
-    assert isinstance(got, list) and len(got) == len(expected), (
-        f"Called solution({_show(queries)}). Returned {got!r}, expected a list of {len(expected)} "
-        f"strings: {expected!r}.")
-    for i, (g, e) in enumerate(zip(got, expected)):
-        assert same(g, e), (
-            f"Called solution({_show(queries, i)}). Query #{i} {queries[i]!r} answered {g!r}, "
-            f"expected {e!r}.")
-    return got
-
-
-def expect_oracle(impl, queries) -> None:
-    """The implementation's answers to one call are the oracle's."""
-    __tracebackhide__ = True
-    expect(impl, queries, oracle(copy.deepcopy(queries)))
+    run_queries(impl, *query_rows([([str(t)] + q, a) for t, q, a in rows]))
 
 
 # --- generated calls ------------------------------------------------------------------------------

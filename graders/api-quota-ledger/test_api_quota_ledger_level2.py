@@ -1,22 +1,17 @@
 """Hidden suite, level 2: refunds (once, by the owner), TOP and MODELS with their tie rules, and the
 level-1 rules around them (no timestamps)."""
 
-import pytest
-from api_quota_ledger_oracle import calls, expect, expect_oracle
+from api_quota_ledger_oracle import calls, oracle
 from hypothesis import example, given
 
-from kata.checks import property_settings
+from kata.checks import graded, property_settings, query_rows, run_queries
 
 PROPERTY = property_settings(120)
 
-L2 = pytest.mark.level(2)
 
-
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's level-2 example")
+@graded(2, 2, "the prompt's level-2 example")
 def test_prompt_example(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "acme", "free"], "true"),
         (["OPEN", "beta", "pro"], "true"),
         (["OPEN", "core", "pro"], "true"),
@@ -33,28 +28,24 @@ def test_prompt_example(impl):
         (["MODELS", "acme"], "m-l(600)"),
         (["MODELS", "beta"], "m-l(300),m-s(300)"),
         (["MODELS", "core"], ""),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("a refund takes the usage's tokens out of USAGE and gives them back to BALANCE")
+@graded(2, 2, "a refund takes the usage's tokens out of USAGE and gives them back to BALANCE")
 def test_refund_lowers_used(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "pro"], "true"),
         (["RECORD", "a", "m", "700"], "u1"),
         (["RECORD", "a", "m", "50"], "u2"),
         (["REFUND", "a", "u1"], "true"),
         (["USAGE", "a"], "50"),
         (["BALANCE", "a"], "19950"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("a usage is refunded once: a second REFUND answers false and gives nothing back")
+@graded(2, 2, "a usage is refunded once: a second REFUND answers false and gives nothing back")
 def test_refund_only_once(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "free"], "true"),
         (["RECORD", "a", "m", "300"], "u1"),
         (["RECORD", "a", "m", "300"], "u2"),
@@ -63,14 +54,12 @@ def test_refund_only_once(impl):
         (["USAGE", "a"], "300"),
         (["REFUND", "a", "u2"], "false"),
         (["BALANCE", "a"], "700"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("REFUND of another account's usage answers false and leaves both accounts alone")
+@graded(2, 2, "REFUND of another account's usage answers false and leaves both accounts alone")
 def test_refund_by_another_account(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "free"], "true"),
         (["OPEN", "b", "free"], "true"),
         (["RECORD", "a", "m", "400"], "u1"),
@@ -78,26 +67,22 @@ def test_refund_by_another_account(impl):
         (["USAGE", "a"], "400"),
         (["USAGE", "b"], "0"),
         (["REFUND", "a", "u1"], "true"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(1)
-@pytest.mark.edge("REFUND naming an account that is not open answers false")
+@graded(2, 1, "REFUND naming an account that is not open answers false")
 def test_refund_unknown_account(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "free"], "true"),
         (["RECORD", "a", "m", "400"], "u1"),
         (["REFUND", "ghost", "u1"], "false"),
         (["USAGE", "a"], "400"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("ids compare as strings: u01, U1, 1 and an id never answered are not ids")
+@graded(2, 2, "ids compare as strings: u01, U1, 1 and an id never answered are not ids")
 def test_refund_ids_compare_as_strings(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "free"], "true"),
         (["RECORD", "a", "m", "400"], "u1"),
         (["REFUND", "a", "u01"], "false"),
@@ -106,42 +91,36 @@ def test_refund_ids_compare_as_strings(impl):
         (["REFUND", "a", "u2"], "false"),
         (["REFUND", "a", "u0"], "false"),
         (["USAGE", "a"], "400"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("the id a refused RECORD would have had does not exist: refunding it answers false")
+@graded(2, 2, "the id a refused RECORD would have had does not exist: refunding it answers false")
 def test_refund_of_refused_record(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "free"], "true"),
         (["RECORD", "a", "m", "400"], "u1"),
         (["RECORD", "a", "m", "601"], ""),
         (["REFUND", "a", "u2"], "false"),
         (["RECORD", "a", "m", "600"], "u2"),
         (["REFUND", "a", "u2"], "true"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(3)
-@pytest.mark.edge("a refund frees quota: a RECORD refused before it fits after it")
+@graded(2, 3, "a refund frees quota: a RECORD refused before it fits after it")
 def test_refund_frees_quota(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "free"], "true"),
         (["RECORD", "a", "m", "1000"], "u1"),
         (["RECORD", "a", "m", "1"], ""),
         (["REFUND", "a", "u1"], "true"),
         (["RECORD", "a", "m", "1000"], "u2"),
         (["RECORD", "a", "m", "1"], ""),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("a refund frees no id: the next accepted RECORD takes the next number")
+@graded(2, 2, "a refund frees no id: the next accepted RECORD takes the next number")
 def test_refund_frees_no_id(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "free"], "true"),
         (["RECORD", "a", "m", "1"], "u1"),
         (["RECORD", "a", "m", "1"], "u2"),
@@ -149,14 +128,12 @@ def test_refund_frees_no_id(impl):
         (["RECORD", "a", "m", "1"], "u3"),
         (["REFUND", "a", "u1"], "true"),
         (["RECORD", "a", "m", "1"], "u4"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("TOP ranks the accounts by used, largest first")
+@graded(2, 2, "TOP ranks the accounts by used, largest first")
 def test_top_largest_first(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "pro"], "true"),
         (["OPEN", "b", "pro"], "true"),
         (["OPEN", "c", "pro"], "true"),
@@ -166,27 +143,23 @@ def test_top_largest_first(impl):
         (["TOP", "3"], "b(3000),c(200),a(10)"),
         (["TOP", "1"], "b(3000)"),
         (["TOP", "2"], "b(3000),c(200)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("TOP compares used as numbers: 900 ranks below 10000")
+@graded(2, 2, "TOP compares used as numbers: 900 ranks below 10000")
 def test_top_compares_numbers(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "pro"], "true"),
         (["OPEN", "b", "pro"], "true"),
         (["RECORD", "a", "m", "900"], "u1"),
         (["RECORD", "b", "m", "10000"], "u2"),
         (["TOP", "2"], "b(10000),a(900)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(3)
-@pytest.mark.edge("TOP: equal used by account name ascending, whatever the opening order")
+@graded(2, 3, "TOP: equal used by account name ascending, whatever the opening order")
 def test_top_ties_by_name(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "d", "pro"], "true"),
         (["OPEN", "b", "pro"], "true"),
         (["OPEN", "c", "pro"], "true"),
@@ -196,51 +169,43 @@ def test_top_ties_by_name(impl):
         (["RECORD", "c", "m", "70"], "u3"),
         (["TOP", "4"], "c(70),b(50),d(50),a(0)"),
         (["TOP", "2"], "c(70),b(50)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("TOP ties follow Python's string order: Zed before abe")
+@graded(2, 2, "TOP ties follow Python's string order: Zed before abe")
 def test_top_ties_in_string_order(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "abe", "free"], "true"),
         (["OPEN", "Zed", "free"], "true"),
         (["OPEN", "ab", "free"], "true"),
         (["TOP", "3"], "Zed(0),ab(0),abe(0)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("TOP n with fewer than n open accounts lists them all; accounts with used 0 take part")
+@graded(2, 2, "TOP n with fewer than n open accounts lists them all; accounts with used 0 take part")
 def test_top_fewer_than_n(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "free"], "true"),
         (["OPEN", "b", "free"], "true"),
         (["RECORD", "b", "m", "5"], "u1"),
         (["TOP", "10"], "b(5),a(0)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(1)
-@pytest.mark.edge("TOP with no open account answers the empty string; failed OPENs do not count")
+@graded(2, 1, "TOP with no open account answers the empty string; failed OPENs do not count")
 def test_top_no_accounts(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["TOP", "3"], ""),
         (["OPEN", "a", "gold"], "false"),
         (["TOP", "1"], ""),
         (["OPEN", "a", "free"], "true"),
         (["TOP", "1"], "a(0)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("TOP after a refund ranks by the used that is left")
+@graded(2, 2, "TOP after a refund ranks by the used that is left")
 def test_top_after_refund(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "pro"], "true"),
         (["OPEN", "b", "pro"], "true"),
         (["RECORD", "a", "m", "500"], "u1"),
@@ -249,42 +214,36 @@ def test_top_after_refund(impl):
         (["TOP", "2"], "a(600),b(300)"),
         (["REFUND", "a", "u1"], "true"),
         (["TOP", "2"], "b(300),a(100)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("MODELS lists the models by tokens, most first, summing every RECORD of a model")
+@graded(2, 2, "MODELS lists the models by tokens, most first, summing every RECORD of a model")
 def test_models_sorted_by_tokens(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "pro"], "true"),
         (["RECORD", "a", "small", "100"], "u1"),
         (["RECORD", "a", "large", "250"], "u2"),
         (["RECORD", "a", "small", "200"], "u3"),
         (["RECORD", "a", "mid", "20"], "u4"),
         (["MODELS", "a"], "small(300),large(250),mid(20)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("MODELS: equal tokens by model name ascending, in Python's string order")
+@graded(2, 2, "MODELS: equal tokens by model name ascending, in Python's string order")
 def test_models_ties_by_name(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "pro"], "true"),
         (["RECORD", "a", "zeta", "100"], "u1"),
         (["RECORD", "a", "alpha", "100"], "u2"),
         (["RECORD", "a", "Beta", "100"], "u3"),
         (["RECORD", "a", "top", "500"], "u4"),
         (["MODELS", "a"], "top(500),Beta(100),alpha(100),zeta(100)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(3)
-@pytest.mark.edge("MODELS leaves out a model all of whose tokens were refunded, and shrinks a partly refunded one")
+@graded(2, 3, "MODELS leaves out a model all of whose tokens were refunded, and shrinks a partly refunded one")
 def test_models_after_refunds(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "pro"], "true"),
         (["RECORD", "a", "x", "100"], "u1"),
         (["RECORD", "a", "y", "300"], "u2"),
@@ -294,27 +253,23 @@ def test_models_after_refunds(impl):
         (["MODELS", "a"], "y(100)"),
         (["REFUND", "a", "u3"], "true"),
         (["MODELS", "a"], ""),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(1)
-@pytest.mark.edge("MODELS of an account that is not open, or with nothing recorded, answers the empty string")
+@graded(2, 1, "MODELS of an account that is not open, or with nothing recorded, answers the empty string")
 def test_models_empty(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["MODELS", "ghost"], ""),
         (["OPEN", "a", "free"], "true"),
         (["MODELS", "a"], ""),
         (["RECORD", "a", "m", "1001"], ""),
         (["MODELS", "a"], ""),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(1)
-@pytest.mark.edge("MODELS shows one account only, not the models of every account")
+@graded(2, 1, "MODELS shows one account only, not the models of every account")
 def test_models_per_account(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "pro"], "true"),
         (["OPEN", "b", "pro"], "true"),
         (["RECORD", "a", "m", "10"], "u1"),
@@ -322,14 +277,12 @@ def test_models_per_account(impl):
         (["RECORD", "b", "n", "30"], "u3"),
         (["MODELS", "a"], "m(10)"),
         (["MODELS", "b"], "n(30),m(20)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("level-1 rules around refunds: refused RECORDs after a refund still use no id, the quota boundary stays exact")
+@graded(2, 2, "level-1 rules around refunds: refused RECORDs after a refund still use no id, the quota boundary stays exact")
 def test_level1_rules_with_refunds(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "free"], "true"),
         (["OPEN", "a", "pro"], "false"),
         (["RECORD", "a", "m", "600"], "u1"),
@@ -340,27 +293,23 @@ def test_level1_rules_with_refunds(impl):
         (["RECORD", "a", "m", "600"], "u3"),
         (["BALANCE", "a"], "0"),
         (["TOP", "1"], "a(1000)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(1)
-@pytest.mark.edge("TOP and MODELS write large numbers in full")
+@graded(2, 1, "TOP and MODELS write large numbers in full")
 def test_large_numbers(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "big", "scale"], "true"),
         (["RECORD", "big", "m", "499999"], "u1"),
         (["TOP", "1"], "big(499999)"),
         (["MODELS", "big"], "m(499999)"),
         (["BALANCE", "big"], "1"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(1)
-@pytest.mark.edge("a refund by the right owner after a wrong-owner attempt still works")
+@graded(2, 1, "a refund by the right owner after a wrong-owner attempt still works")
 def test_refund_after_wrong_owner(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "free"], "true"),
         (["OPEN", "b", "free"], "true"),
         (["RECORD", "a", "m", "1000"], "u1"),
@@ -370,27 +319,23 @@ def test_refund_after_wrong_owner(impl):
         (["REFUND", "b", "u2"], "true"),
         (["RECORD", "b", "m", "1"], "u3"),
         (["TOP", "2"], "a(1000),b(1)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(1)
-@pytest.mark.edge("model names are case-sensitive: m and M are two models in MODELS")
+@graded(2, 1, "model names are case-sensitive: m and M are two models in MODELS")
 def test_models_case_sensitive(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "pro"], "true"),
         (["RECORD", "a", "m", "10"], "u1"),
         (["RECORD", "a", "M", "10"], "u2"),
         (["RECORD", "a", "m", "1"], "u3"),
         (["MODELS", "a"], "m(11),M(10)"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(2)
-@pytest.mark.edge("a refund gives back that usage's own tokens, not the account's latest or total")
+@graded(2, 2, "a refund gives back that usage's own tokens, not the account's latest or total")
 def test_refund_gives_back_its_own_tokens(impl):
-    expect(impl, [
+    run_queries(impl, *query_rows([
         (["OPEN", "a", "pro"], "true"),
         (["RECORD", "a", "m", "300"], "u1"),
         (["RECORD", "a", "n", "500"], "u2"),
@@ -399,15 +344,13 @@ def test_refund_gives_back_its_own_tokens(impl):
         (["USAGE", "a"], "370"),
         (["MODELS", "a"], "m(370)"),
         (["BALANCE", "a"], "19630"),
-    ])
+    ]))
 
 
-@L2
-@pytest.mark.points(8)
-@pytest.mark.edge("random level-2 calls (refunds, rankings, model breakdowns) match a slow oracle")
+@graded(2, 8, "random level-2 calls (refunds, rankings, model breakdowns) match a slow oracle")
 @PROPERTY
 @given(queries=calls(2))
 @example(queries=[["OPEN", "b", "pro"], ["OPEN", "a", "pro"], ["RECORD", "a", "m", "5"], ["RECORD", "b", "n", "5"],
                   ["REFUND", "b", "u1"], ["TOP", "2"], ["REFUND", "a", "u1"], ["MODELS", "a"], ["TOP", "1"]])
 def test_matches_oracle(impl, queries):
-    expect_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)

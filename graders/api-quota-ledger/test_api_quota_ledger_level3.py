@@ -1,29 +1,16 @@
 """Hidden suite, level 3: timestamps, quota windows of 60, the rate limit over (t - 10, t], and every
 level-1 and level-2 rule again, now with timestamps."""
 
-import copy
-
-import pytest
-from api_quota_ledger_oracle import calls, expect, expect_oracle
+from api_quota_ledger_oracle import calls, oracle, timed
 from hypothesis import example, given
 
-from kata.checks import property_settings
-from kata.strict import same
+from kata.checks import graded, property_settings, query_rows, run_queries
 
 PROPERTY = property_settings(120)
 
-L3 = pytest.mark.level(3)
 
 
-def timed(impl, rows):
-    """rows: (t, query, answer)."""
-    __tracebackhide__ = True
-    expect(impl, [([str(t)] + q, a) for t, q, a in rows])
-
-
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's level-3 example")
+@graded(3, 2, "the prompt's level-3 example")
 def test_prompt_example(impl):
     timed(impl, [
         (0, ["OPEN", "acme", "free"], "true"),
@@ -41,9 +28,7 @@ def test_prompt_example(impl):
     ])
 
 
-@L3
-@pytest.mark.points(3)
-@pytest.mark.edge("instant 59 is in window 0 and instant 60 starts window 1 with the whole quota")
+@graded(3, 3, "instant 59 is in window 0 and instant 60 starts window 1 with the whole quota")
 def test_window_boundary(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -57,9 +42,7 @@ def test_window_boundary(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("windows are aligned at 0, not at the account's opening or its first RECORD")
+@graded(3, 2, "windows are aligned at 0, not at the account's opening or its first RECORD")
 def test_windows_aligned_at_zero(impl):
     timed(impl, [
         (45, ["OPEN", "a", "free"], "true"),
@@ -70,9 +53,7 @@ def test_windows_aligned_at_zero(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("an account opened late in a window gets its plan's full quota for that window")
+@graded(3, 2, "an account opened late in a window gets its plan's full quota for that window")
 def test_opened_mid_window_full_quota(impl):
     timed(impl, [
         (58, ["OPEN", "a", "free"], "true"),
@@ -82,9 +63,7 @@ def test_opened_mid_window_full_quota(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("timestamps up to 10**12: the window is t // 60 in exact integers")
+@graded(3, 2, "timestamps up to 10**12: the window is t // 60 in exact integers")
 def test_large_timestamps(impl):
     start = 10**12 - 40   # 60 * 16666666666: window [10**12 - 40, 10**12 + 19]
     timed(impl, [
@@ -97,9 +76,7 @@ def test_large_timestamps(impl):
     ])
 
 
-@L3
-@pytest.mark.points(1)
-@pytest.mark.edge("a long idle gap: many windows later the quota is whole again")
+@graded(3, 1, "a long idle gap: many windows later the quota is whole again")
 def test_idle_gap(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -110,9 +87,7 @@ def test_idle_gap(impl):
     ])
 
 
-@L3
-@pytest.mark.points(3)
-@pytest.mark.edge("rate limit on free: 2 RECORDs in (t - 10, t]; at t + 10 the one at t no longer counts")
+@graded(3, 3, "rate limit on free: 2 RECORDs in (t - 10, t]; at t + 10 the one at t no longer counts")
 def test_rate_limit_span_boundary(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -126,9 +101,7 @@ def test_rate_limit_span_boundary(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("several RECORDs at one instant: the R-th is accepted, the next refused")
+@graded(3, 2, "several RECORDs at one instant: the R-th is accepted, the next refused")
 def test_rate_limit_same_instant(impl):
     timed(impl, [
         (5, ["OPEN", "a", "free"], "true"),
@@ -141,9 +114,7 @@ def test_rate_limit_same_instant(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("pro's rate limit is 5 requests per span")
+@graded(3, 2, "pro's rate limit is 5 requests per span")
 def test_pro_rate_limit(impl):
     rows = [(0, ["OPEN", "a", "pro"], "true")]
     rows += [(i, ["RECORD", "a", "m", "1"], f"u{i + 1}") for i in range(5)]
@@ -152,9 +123,7 @@ def test_pro_rate_limit(impl):
     timed(impl, rows)
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("scale's rate limit is 20 requests per span")
+@graded(3, 2, "scale's rate limit is 20 requests per span")
 def test_scale_rate_limit(impl):
     rows = [(0, ["OPEN", "a", "scale"], "true")]
     rows += [(3, ["RECORD", "a", "m", "1"], f"u{i}") for i in range(1, 21)]
@@ -162,9 +131,7 @@ def test_scale_rate_limit(impl):
     timed(impl, rows)
 
 
-@L3
-@pytest.mark.points(3)
-@pytest.mark.edge("a refused RECORD never counts for the rate limit, whether the quota or the limit refused it")
+@graded(3, 3, "a refused RECORD never counts for the rate limit, whether the quota or the limit refused it")
 def test_refused_records_do_not_count_for_rate(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -180,9 +147,7 @@ def test_refused_records_do_not_count_for_rate(impl):
     ])
 
 
-@L3
-@pytest.mark.points(3)
-@pytest.mark.edge("a refunded RECORD still counts for the rate limit")
+@graded(3, 3, "a refunded RECORD still counts for the rate limit")
 def test_refunded_records_count_for_rate(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -195,9 +160,7 @@ def test_refunded_records_count_for_rate(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("each account has its own rate limit")
+@graded(3, 2, "each account has its own rate limit")
 def test_rate_limit_per_account(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -211,9 +174,7 @@ def test_rate_limit_per_account(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("the rate limit spans windows: RECORDs at 55 and 58 still count at 60")
+@graded(3, 2, "the rate limit spans windows: RECORDs at 55 and 58 still count at 60")
 def test_rate_limit_across_windows(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -225,19 +186,15 @@ def test_rate_limit_across_windows(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("a call without timestamps has no rate limit")
+@graded(3, 2, "a call without timestamps has no rate limit")
 def test_untimed_has_no_rate_limit(impl):
     rows = [(["OPEN", "a", "free"], "true")]
     rows += [(["RECORD", "a", "m", "10"], f"u{i}") for i in range(1, 26)]
     rows += [(["USAGE", "a"], "250")]
-    expect(impl, rows)
+    run_queries(impl, *query_rows(rows))
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("a refund in the same window frees quota there, even at the same instant")
+@graded(3, 2, "a refund in the same window frees quota there, even at the same instant")
 def test_refund_same_window_frees_quota(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -249,9 +206,7 @@ def test_refund_same_window_frees_quota(impl):
     ])
 
 
-@L3
-@pytest.mark.points(3)
-@pytest.mark.edge("a refund of an earlier window's usage answers true and frees nothing in the current window")
+@graded(3, 3, "a refund of an earlier window's usage answers true and frees nothing in the current window")
 def test_refund_of_earlier_window(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -265,9 +220,7 @@ def test_refund_of_earlier_window(impl):
     ])
 
 
-@L3
-@pytest.mark.points(3)
-@pytest.mark.edge("TOP ranks by the current window's used; every open account still takes part")
+@graded(3, 3, "TOP ranks by the current window's used; every open account still takes part")
 def test_top_current_window(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -282,9 +235,7 @@ def test_top_current_window(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("MODELS describes the current window only")
+@graded(3, 2, "MODELS describes the current window only")
 def test_models_current_window(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -297,9 +248,7 @@ def test_models_current_window(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("queries at one instant run in list order: a RECORD is seen by the USAGE after it")
+@graded(3, 2, "queries at one instant run in list order: a RECORD is seen by the USAGE after it")
 def test_same_instant_list_order(impl):
     timed(impl, [
         (7, ["USAGE", "a"], ""),
@@ -311,9 +260,7 @@ def test_same_instant_list_order(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("level-1 rules with timestamps: duplicate and unknown-plan OPENs, refusals that use no id")
+@graded(3, 2, "level-1 rules with timestamps: duplicate and unknown-plan OPENs, refusals that use no id")
 def test_level1_rules_timed(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -330,9 +277,7 @@ def test_level1_rules_timed(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("level-2 rules with timestamps: refunds once, by the owner, ids as strings; ids run on across windows")
+@graded(3, 2, "level-2 rules with timestamps: refunds once, by the owner, ids as strings; ids run on across windows")
 def test_level2_rules_timed(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -348,9 +293,7 @@ def test_level2_rules_timed(impl):
     ])
 
 
-@L3
-@pytest.mark.points(1)
-@pytest.mark.edge("a call whose first timestamp is not 0 is still a call with timestamps")
+@graded(3, 1, "a call whose first timestamp is not 0 is still a call with timestamps")
 def test_first_timestamp_not_zero(impl):
     timed(impl, [
         (42, ["OPEN", "a", "free"], "true"),
@@ -361,17 +304,13 @@ def test_first_timestamp_not_zero(impl):
     ])
 
 
-@L3
-@pytest.mark.points(1)
-@pytest.mark.edge("a call of a single query with a timestamp")
+@graded(3, 1, "a call of a single query with a timestamp")
 def test_single_timed_query(impl):
     timed(impl, [(30, ["OPEN", "acme", "pro"], "true")])
     timed(impl, [(30, ["TOP", "3"], "")])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("the quota refuses on its own while the rate limit has room, and the other way round")
+@graded(3, 2, "the quota refuses on its own while the rate limit has room, and the other way round")
 def test_quota_and_rate_independent(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -385,30 +324,19 @@ def test_quota_and_rate_independent(impl):
     ])
 
 
-@L3
-@pytest.mark.points(2)
-@pytest.mark.edge("solution does not modify timed queries either, and answers them the same way twice")
+@graded(3, 2, "solution does not modify timed queries either, and answers them the same way twice")
 def test_timed_queries_not_modified(impl):
     queries = [["0", "OPEN", "a", "free"], ["1", "RECORD", "a", "m", "600"], ["2", "RECORD", "a", "m", "600"],
                ["70", "BALANCE", "a"]]
-    before = copy.deepcopy(queries)
-    first = impl.solution(queries)
-    assert same(queries, before), (
-        f"Called solution({before!r}). Afterwards the queries were {queries!r}, expected them unchanged.")
-    second = impl.solution(queries)
-    assert same(second, first), (
-        f"Called solution({before!r}) twice. Returned {second!r} the second time, expected {first!r} again.")
-    assert same(first, ["true", "u1", "", "1000"]), (
-        f"Called solution({before!r}). Returned {first!r}, expected ['true', 'u1', '', '1000'].")
+    run_queries(impl, queries, ["true", "u1", "", "1000"], as_given=True)
+    run_queries(impl, queries, ["true", "u1", "", "1000"], as_given=True, note=" a second time, on the same list")
 
 
-@L3
-@pytest.mark.points(8)
-@pytest.mark.edge("random timed calls (windows, rate limits, refunds, rankings) match a slow oracle")
+@graded(3, 8, "random timed calls (windows, rate limits, refunds, rankings) match a slow oracle")
 @PROPERTY
 @given(queries=calls(3))
 @example(queries=[["0", "OPEN", "a", "free"], ["9", "RECORD", "a", "m", "600"], ["10", "RECORD", "a", "m", "400"],
                   ["19", "RECORD", "a", "m", "1"], ["59", "REFUND", "a", "u1"], ["60", "RECORD", "a", "m", "1000"],
                   ["60", "TOP", "2"], ["69", "MODELS", "a"]])
 def test_matches_oracle(impl, queries):
-    expect_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)

@@ -1,26 +1,16 @@
 """Hidden suite, level 4: CHANGE_PLAN with the prorated quota and the switched rate limit, USAGE_AT
 about the past, and every earlier rule again around plan changes."""
 
-import pytest
-from api_quota_ledger_oracle import calls, expect, expect_oracle
+from api_quota_ledger_oracle import calls, oracle, timed
 from hypothesis import example, given
 
-from kata.checks import property_settings
+from kata.checks import graded, property_settings, run_queries
 
 PROPERTY = property_settings(120)
 
-L4 = pytest.mark.level(4)
 
 
-def timed(impl, rows):
-    """rows: (t, query, answer)."""
-    __tracebackhide__ = True
-    expect(impl, [([str(t)] + q, a) for t, q, a in rows])
-
-
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's level-4 example")
+@graded(4, 2, "the prompt's level-4 example")
 def test_prompt_example(impl):
     timed(impl, [
         (0, ["OPEN", "acme", "free"], "true"),
@@ -43,9 +33,7 @@ def test_prompt_example(impl):
 # --- CHANGE_PLAN: answers -------------------------------------------------------------------------
 
 
-@L4
-@pytest.mark.points(1)
-@pytest.mark.edge("CHANGE_PLAN for an account that is not open answers false and opens nothing")
+@graded(4, 1, "CHANGE_PLAN for an account that is not open answers false and opens nothing")
 def test_change_unknown_account(impl):
     timed(impl, [
         (0, ["CHANGE_PLAN", "a", "pro"], "false"),
@@ -55,9 +43,7 @@ def test_change_unknown_account(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("CHANGE_PLAN to a plan not in the table answers false and keeps the plan and quota")
+@graded(4, 2, "CHANGE_PLAN to a plan not in the table answers false and keeps the plan and quota")
 def test_change_unknown_plan(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -68,9 +54,7 @@ def test_change_unknown_plan(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("CHANGE_PLAN to the plan the account is on now answers false, also after earlier changes")
+@graded(4, 2, "CHANGE_PLAN to the plan the account is on now answers false, also after earlier changes")
 def test_change_to_same_plan(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -86,9 +70,7 @@ def test_change_to_same_plan(impl):
 # --- the prorated quota ---------------------------------------------------------------------------
 
 
-@L4
-@pytest.mark.points(3)
-@pytest.mark.edge("an upgrade mid-window prorates the window's quota, rounded down")
+@graded(4, 3, "an upgrade mid-window prorates the window's quota, rounded down")
 def test_upgrade_prorated(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -100,9 +82,7 @@ def test_upgrade_prorated(impl):
     ])
 
 
-@L4
-@pytest.mark.points(3)
-@pytest.mark.edge("a downgrade may leave used above the quota: the change is made, BALANCE goes negative, RECORDs are refused")
+@graded(4, 3, "a downgrade may leave used above the quota: the change is made, BALANCE goes negative, RECORDs are refused")
 def test_downgrade_negative_balance(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -116,9 +96,7 @@ def test_downgrade_negative_balance(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("a change at the first instant of a window gives the window the new plan's whole quota")
+@graded(4, 2, "a change at the first instant of a window gives the window the new plan's whole quota")
 def test_change_at_window_start(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -128,9 +106,7 @@ def test_change_at_window_start(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("a change at the last instant of a window weighs 59 instants of the old plan and 1 of the new")
+@graded(4, 2, "a change at the last instant of a window weighs 59 instants of the old plan and 1 of the new")
 def test_change_at_window_end(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -140,9 +116,7 @@ def test_change_at_window_end(impl):
     ])
 
 
-@L4
-@pytest.mark.points(3)
-@pytest.mark.edge("several changes in a window: one term per stretch, floored once at the end (not per term)")
+@graded(4, 3, "several changes in a window: one term per stretch, floored once at the end (not per term)")
 def test_two_changes_floor_once(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -154,9 +128,7 @@ def test_two_changes_floor_once(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("two changes at one instant: the stretch between them is empty; back to the first plan, the whole old quota")
+@graded(4, 2, "two changes at one instant: the stretch between them is empty; back to the first plan, the whole old quota")
 def test_two_changes_same_instant(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -167,9 +139,7 @@ def test_two_changes_same_instant(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("two changes at one instant: a query between them sees the first, a query after both the second")
+@graded(4, 2, "two changes at one instant: a query between them sees the first, a query after both the second")
 def test_query_between_two_changes_same_instant(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -183,9 +153,7 @@ def test_query_between_two_changes_same_instant(impl):
     ])
 
 
-@L4
-@pytest.mark.points(3)
-@pytest.mark.edge("the opening plan counts from the start of its window, also when the plan changes later in that window")
+@graded(4, 3, "the opening plan counts from the start of its window, also when the plan changes later in that window")
 def test_opening_plan_counts_from_window_start(impl):
     timed(impl, [
         (30, ["OPEN", "a", "free"], "true"),
@@ -197,9 +165,7 @@ def test_opening_plan_counts_from_window_start(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("changes are not known before they happen: the plan in effect at t is taken for the rest of the window")
+@graded(4, 2, "changes are not known before they happen: the plan in effect at t is taken for the rest of the window")
 def test_future_changes_unknown(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -211,9 +177,7 @@ def test_future_changes_unknown(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("a later window has the plan in effect at its start: the last change before it")
+@graded(4, 2, "a later window has the plan in effect at its start: the last change before it")
 def test_plan_carries_into_later_windows(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -227,9 +191,7 @@ def test_plan_carries_into_later_windows(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("a downgrade from scale at the window's second instant: one instant of scale, 59 of free")
+@graded(4, 2, "a downgrade from scale at the window's second instant: one instant of scale, 59 of free")
 def test_downgrade_prorated(impl):
     timed(impl, [
         (0, ["OPEN", "a", "scale"], "true"),
@@ -243,9 +205,7 @@ def test_downgrade_prorated(impl):
 # --- the rate limit after a change ---------------------------------------------------------------
 
 
-@L4
-@pytest.mark.points(3)
-@pytest.mark.edge("the rate limit switches at the change and counts the RECORDs made under the old plan")
+@graded(4, 3, "the rate limit switches at the change and counts the RECORDs made under the old plan")
 def test_rate_limit_switches(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -259,9 +219,7 @@ def test_rate_limit_switches(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("an upgrade raises the rate limit at once: a RECORD refused at t fits after CHANGE_PLAN at t")
+@graded(4, 2, "an upgrade raises the rate limit at once: a RECORD refused at t fits after CHANGE_PLAN at t")
 def test_upgrade_raises_rate_limit(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -276,9 +234,7 @@ def test_upgrade_raises_rate_limit(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("queries at the change's instant: before it the old quota, after it the prorated one")
+@graded(4, 2, "queries at the change's instant: before it the old quota, after it the prorated one")
 def test_change_order_within_instant(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -293,9 +249,7 @@ def test_change_order_within_instant(impl):
 # --- USAGE_AT ------------------------------------------------------------------------------------
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("USAGE_AT counts the RECORDs of t0's window up to t0, not those after it")
+@graded(4, 2, "USAGE_AT counts the RECORDs of t0's window up to t0, not those after it")
 def test_usage_at_basic(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -309,9 +263,7 @@ def test_usage_at_basic(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("USAGE_AT about an earlier window reports that window, not the current one")
+@graded(4, 2, "USAGE_AT about an earlier window reports that window, not the current one")
 def test_usage_at_earlier_window(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -325,9 +277,7 @@ def test_usage_at_earlier_window(impl):
     ])
 
 
-@L4
-@pytest.mark.points(3)
-@pytest.mark.edge("USAGE_AT ignores refunds made after t0 and subtracts refunds made at t0 or before")
+@graded(4, 3, "USAGE_AT ignores refunds made after t0 and subtracts refunds made at t0 or before")
 def test_usage_at_refund_timing(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -340,9 +290,7 @@ def test_usage_at_refund_timing(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("a refund in a later window never changes what USAGE_AT says about the earlier one")
+@graded(4, 2, "a refund in a later window never changes what USAGE_AT says about the earlier one")
 def test_usage_at_refund_in_later_window(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -354,9 +302,7 @@ def test_usage_at_refund_in_later_window(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("USAGE_AT about the future (t0 > t) answers the empty string")
+@graded(4, 2, "USAGE_AT about the future (t0 > t) answers the empty string")
 def test_usage_at_future(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -367,9 +313,7 @@ def test_usage_at_future(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("USAGE_AT before the account was opened answers the empty string; at the opening instant it answers a number")
+@graded(4, 2, "USAGE_AT before the account was opened answers the empty string; at the opening instant it answers a number")
 def test_usage_at_before_opening(impl):
     timed(impl, [
         (0, ["OPEN", "x", "free"], "true"),
@@ -381,9 +325,7 @@ def test_usage_at_before_opening(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("USAGE_AT listed before the OPEN at its instant answers the empty string; after it, t0 at the opening instant counts what came after the OPEN")
+@graded(4, 2, "USAGE_AT listed before the OPEN at its instant answers the empty string; after it, t0 at the opening instant counts what came after the OPEN")
 def test_usage_at_around_opening_instant(impl):
     timed(impl, [
         (0, ["OPEN", "x", "free"], "true"),
@@ -397,9 +339,7 @@ def test_usage_at_around_opening_instant(impl):
     ])
 
 
-@L4
-@pytest.mark.points(1)
-@pytest.mark.edge("USAGE_AT for an account that is not open answers the empty string")
+@graded(4, 1, "USAGE_AT for an account that is not open answers the empty string")
 def test_usage_at_unknown_account(impl):
     timed(impl, [
         (0, ["USAGE_AT", "a", "0"], ""),
@@ -408,9 +348,7 @@ def test_usage_at_unknown_account(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("USAGE_AT with t0 == t counts only the queries before it at that instant")
+@graded(4, 2, "USAGE_AT with t0 == t counts only the queries before it at that instant")
 def test_usage_at_same_instant(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -423,9 +361,7 @@ def test_usage_at_same_instant(impl):
     ])
 
 
-@L4
-@pytest.mark.points(1)
-@pytest.mark.edge("USAGE_AT reports used tokens, whatever the plan changes did to the quota")
+@graded(4, 1, "USAGE_AT reports used tokens, whatever the plan changes did to the quota")
 def test_usage_at_after_plan_changes(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -440,9 +376,7 @@ def test_usage_at_after_plan_changes(impl):
 # --- earlier levels' rules around plan changes ---------------------------------------------------
 
 
-@L4
-@pytest.mark.points(3)
-@pytest.mark.edge("a plan change keeps the account's usage: USAGE, TOP and MODELS are unchanged by it")
+@graded(4, 3, "a plan change keeps the account's usage: USAGE, TOP and MODELS are unchanged by it")
 def test_change_keeps_usage(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -458,9 +392,7 @@ def test_change_keeps_usage(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("after plan changes, level-1 rules hold: duplicate OPEN false and ignored, refusals use no id, the boundary is exact")
+@graded(4, 2, "after plan changes, level-1 rules hold: duplicate OPEN false and ignored, refusals use no id, the boundary is exact")
 def test_level1_rules_after_change(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -476,9 +408,7 @@ def test_level1_rules_after_change(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("after plan changes, level-2 rules hold: a refund frees prorated quota, once, for the owner only")
+@graded(4, 2, "after plan changes, level-2 rules hold: a refund frees prorated quota, once, for the owner only")
 def test_level2_rules_after_change(impl):
     timed(impl, [
         (0, ["OPEN", "a", "free"], "true"),
@@ -494,9 +424,7 @@ def test_level2_rules_after_change(impl):
     ])
 
 
-@L4
-@pytest.mark.points(2)
-@pytest.mark.edge("after plan changes, level-3 rules hold: windows reset used, refused and refunded RECORDs count for the rate as before")
+@graded(4, 2, "after plan changes, level-3 rules hold: windows reset used, refused and refunded RECORDs count for the rate as before")
 def test_level3_rules_after_change(impl):
     timed(impl, [
         (0, ["OPEN", "a", "pro"], "true"),
@@ -512,13 +440,11 @@ def test_level3_rules_after_change(impl):
     ])
 
 
-@L4
-@pytest.mark.points(10)
-@pytest.mark.edge("random calls with plan changes and USAGE_AT, mixed with every earlier operation, match a slow oracle")
+@graded(4, 10, "random calls with plan changes and USAGE_AT, mixed with every earlier operation, match a slow oracle")
 @PROPERTY
 @given(queries=calls(4))
 @example(queries=[["0", "OPEN", "a", "free"], ["5", "RECORD", "a", "m", "999"], ["7", "CHANGE_PLAN", "a", "pro"],
                   ["20", "CHANGE_PLAN", "a", "free"], ["25", "REFUND", "a", "u1"], ["30", "USAGE_AT", "a", "24"],
                   ["30", "BALANCE", "a"], ["60", "CHANGE_PLAN", "a", "scale"], ["61", "BALANCE", "a"]])
 def test_matches_oracle(impl, queries):
-    expect_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)

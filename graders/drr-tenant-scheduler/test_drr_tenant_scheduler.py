@@ -7,7 +7,7 @@ dataclass's own `==` never decides and a float that equals an int is a mistake.
 import pytest
 from hypothesis import example, given, strategies as st
 
-from kata.checks import property_settings
+from kata.checks import check_raises, graded, property_settings
 from kata.strict import same
 
 PROPERTY = property_settings(80)
@@ -104,21 +104,6 @@ def _starts(got):
     return {o[1]: o[3] for o in got[0]}
 
 
-def _raises(impl, name, call, *args):
-    """schedule_drr(*args) raises ValueError whose message begins with `name`."""
-    try:
-        result = impl.schedule_drr(*args)
-    except ValueError as exc:
-        assert str(exc).startswith(name), (
-            f"Called {call}. Raised ValueError({str(exc)!r}), expected a message beginning with {name!r}.")
-        return
-    except Exception as exc:  # noqa: BLE001 - any other type is the learner's mistake to see
-        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError beginning "
-                    f"with {name!r}.", pytrace=False)
-    pytest.fail(f"Called {call}. Returned {result!r}, expected ValueError beginning with {name!r}.",
-                pytrace=False)
-
-
 EXAMPLE = [(1, "A", 0, 3), (2, "A", 0, 3), (3, "B", 1, 2), (4, "A", 2, 1), (5, "B", 2, 1), (6, "C", 3, 4),
            (7, "B", 20, 2)]
 EXAMPLE_W = {"A": 2, "B": 1, "C": 1}
@@ -127,9 +112,7 @@ EXAMPLE_W = {"A": 2, "B": 1, "C": 1}
 # --- the worked example and the core rules --------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("the prompt's worked example: every outcome and every P99")
+@graded(1, 3, "the prompt's worked example: every outcome and every P99")
 def test_prompt_example(impl):
     expected = (sorted([(1, 1, "A", 0, 3), (2, 2, "A", 5, 8), (3, 3, "B", 3, 5), (4, 4, "A", 8, 9),
                         (5, 5, "B", 9, 10), (6, 6, "C", 10, 14), (7, 7, "B", 20, 22)], key=repr),
@@ -137,42 +120,32 @@ def test_prompt_example(impl):
     _check_run(impl, EXAMPLE, EXAMPLE_W, 2, expected)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("one tenant is served FIFO by (arrival, id), whatever the list order")
+@graded(1, 2, "one tenant is served FIFO by (arrival, id), whatever the list order")
 def test_single_tenant_fifo(impl):
     got = _check_run(impl, [(9, "a", 0, 1), (3, "a", 0, 1), (1, "a", 1, 1), (2, "a", 0, 1)], {"a": 1}, 1)
     assert same(_starts(got), {2: 0, 3: 1, 9: 2, 1: 3})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("equal tenants with quantum 1 and cost 1 alternate")
+@graded(1, 2, "equal tenants with quantum 1 and cost 1 alternate")
 def test_alternate(impl):
     got = _check_run(impl, [(1, "a", 0, 1), (2, "a", 0, 1), (3, "b", 0, 1), (4, "b", 0, 1)], {"a": 1, "b": 1}, 1)
     assert same(_starts(got), {1: 0, 3: 1, 2: 2, 4: 3})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a deficit exactly equal to the cost pays for it (<=)")
+@graded(1, 2, "a deficit exactly equal to the cost pays for it (<=)")
 def test_deficit_equal_to_cost_pays(impl):
     got = _check_run(impl, [(1, "a", 0, 2), (2, "a", 0, 2), (3, "b", 0, 1)], {"a": 1, "b": 1}, 2)
     assert same(_starts(got), {1: 0, 3: 2, 2: 3})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a turn continues across instants while the deficit lasts, with no new quantum")
+@graded(1, 2, "a turn continues across instants while the deficit lasts, with no new quantum")
 def test_turn_continues_without_new_quantum(impl):
     # a: quantum 5 pays for 1 (2) and 2 (2); 3 (2) needs more: b goes first
     got = _check_run(impl, [(1, "a", 0, 2), (2, "a", 0, 2), (3, "a", 0, 2), (4, "b", 1, 1)], {"a": 1, "b": 1}, 5)
     assert same(_starts(got), {1: 0, 2: 2, 4: 4, 3: 5})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a tenant that cannot pay goes to the end keeping its deficit, and pays on a later turn")
+@graded(1, 2, "a tenant that cannot pay goes to the end keeping its deficit, and pays on a later turn")
 def test_rotation_keeps_deficit(impl):
     # a needs 3 with quantum 1: it saves 1 per turn while b's unit requests run
     spec = [(1, "a", 0, 3)] + [(10 + k, "b", 0, 1) for k in range(5)]
@@ -180,9 +153,7 @@ def test_rotation_keeps_deficit(impl):
     assert same(_starts(got)[1], 2)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("an emptied queue resets the deficit to 0: a tenant rejoining starts from its quantum only")
+@graded(1, 2, "an emptied queue resets the deficit to 0: a tenant rejoining starts from its quantum only")
 def test_empty_queue_resets_deficit(impl):
     # a leaves with deficit 2 (reset to 0); at 2 its 5-cost request needs two fresh quanta of 3,
     # so b's request goes first. Keeping the 2 would pay for it at once.
@@ -191,79 +162,61 @@ def test_empty_queue_resets_deficit(impl):
     assert same(_starts(got), {1: 0, 4: 2, 3: 3})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("the deficit of a tenant whose queue empties is 0 when it rejoins, not what it had left")
+@graded(1, 2, "the deficit of a tenant whose queue empties is 0 when it rejoins, not what it had left")
 def test_rejoin_with_zero_deficit(impl):
     # a: quantum 4, serves cost 1, leaves (would keep 3). Rejoins at 1 with cost 4 vs b's cost-4 request.
     spec = [(1, "a", 0, 1), (2, "b", 1, 2), (3, "a", 1, 6), (4, "b", 1, 2)]
     _check_run(impl, spec, {"a": 1, "b": 1}, 4)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a request arriving at the exact instant another finishes is queued before the pick")
+@graded(1, 2, "a request arriving at the exact instant another finishes is queued before the pick")
 def test_arrival_at_finish_instant(impl):
     # at 3, a has spent its quantum; b arrives exactly at 3 and goes before a's next request
     got = _check_run(impl, [(1, "a", 0, 3), (2, "a", 0, 3), (3, "b", 3, 1)], {"a": 1, "b": 1}, 3)
     assert same(_starts(got), {1: 0, 3: 3, 2: 4})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a request arriving one unit after the pick is not considered in it")
+@graded(1, 2, "a request arriving one unit after the pick is not considered in it")
 def test_arrival_after_pick(impl):
     got = _check_run(impl, [(1, "a", 0, 3), (2, "a", 0, 3), (3, "b", 4, 1)], {"a": 1, "b": 1}, 3)
     assert same(_starts(got), {1: 0, 2: 3, 3: 6})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a newly active tenant joins the end of the active list, behind tenants that rotated")
+@graded(1, 2, "a newly active tenant joins the end of the active list, behind tenants that rotated")
 def test_new_tenant_joins_end(impl):
     spec = [(1, "a", 0, 2), (2, "a", 0, 2), (3, "b", 0, 2), (4, "b", 0, 2), (5, "c", 1, 1)]
     got = _check_run(impl, spec, {"a": 1, "b": 1, "c": 1}, 2)
     assert same(_starts(got), {1: 0, 3: 2, 5: 4, 2: 5, 4: 7})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("tenants activated at the same instant join in (arrival, id) order, not name or list order")
+@graded(1, 2, "tenants activated at the same instant join in (arrival, id) order, not name or list order")
 def test_same_instant_activation_order(impl):
     spec = [(5, "a", 0, 1), (2, "z", 0, 1), (3, "m", 0, 1)]
     got = _check_run(impl, spec, {"a": 1, "z": 1, "m": 1}, 1)
     assert same(_starts(got), {2: 0, 3: 1, 5: 2})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("weights multiply the quantum: weight 3 serves three unit requests per turn")
+@graded(1, 2, "weights multiply the quantum: weight 3 serves three unit requests per turn")
 def test_weights_multiply_quantum(impl):
     spec = [(k, "heavy", 0, 1) for k in range(1, 7)] + [(k, "light", 0, 1) for k in range(11, 14)]
     got = _check_run(impl, spec, {"heavy": 3, "light": 1}, 1)
     assert same(_starts(got), {1: 0, 2: 1, 3: 2, 11: 3, 4: 4, 5: 5, 6: 6, 12: 7, 13: 8})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("the server is first free at the earliest arrival, not at 0")
+@graded(1, 1, "the server is first free at the earliest arrival, not at 0")
 def test_first_arrival_late(impl):
     _check_run(impl, [(1, "a", 7, 2)], {"a": 1}, 2, ([(1, 1, "a", 7, 9)], [("a", 0)]))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("an idle server jumps to the next arrival; the deficit of a tenant that left is gone")
+@graded(1, 2, "an idle server jumps to the next arrival; the deficit of a tenant that left is gone")
 def test_idle_gap(impl):
     _check_run(impl, [(1, "a", 0, 1), (2, "a", 10, 2), (3, "b", 10, 1)], {"a": 2, "b": 1}, 1,
                (sorted([(1, 1, "a", 0, 1), (2, 2, "a", 10, 12), (3, 3, "b", 12, 13)], key=repr),
                 [("a", 0), ("b", 2)]))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
+@graded(1, 2, "an idle gap of 10**18 time units costs nothing, and times past 2**53 stay exact")
 @pytest.mark.timeout(5)
-@pytest.mark.edge("an idle gap of 10**18 time units costs nothing, and times past 2**53 stay exact")
 def test_huge_times_exact(impl):
     big = 10**18 + 1
     _check_run(impl, [(1, "a", 0, 1), (2, "a", big, 3), (3, "b", big, 2)], {"a": 1, "b": 1}, 3,
@@ -271,20 +224,16 @@ def test_huge_times_exact(impl):
                 [("a", 0), ("b", 3)]))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
+@graded(1, 1, "a quantum past 2**53 is exact")
 @pytest.mark.timeout(5)
-@pytest.mark.edge("a quantum past 2**53 is exact")
 def test_huge_quantum(impl):
     q = 2**60 + 1
     _check_run(impl, [(1, "a", 0, q), (2, "b", 0, 1), (3, "a", 0, 1)], {"a": 1, "b": 1}, q)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
+@graded(1, 2, "a lone tenant paying a cost of several quanta past 2**53 earns exactly the whole quanta it needs, "
+              "and keeps the exact remainder for its next request")
 @pytest.mark.timeout(5)
-@pytest.mark.edge("a lone tenant paying a cost of several quanta past 2**53 earns exactly the whole quanta it needs, "
-                  "and keeps the exact remainder for its next request")
 def test_lone_tenant_huge_quanta_exact(impl):
     q = 2**55 + 1  # cost - one quantum = q + 1, which a float rounds to q: one turn short
     spec = [(1, "a", 0, 2 * q + 1), (2, "a", 0, q - 1), (3, "b", 1, 1)]
@@ -292,17 +241,13 @@ def test_lone_tenant_huge_quanta_exact(impl):
     assert same(_starts(got), {1: 0, 2: 2 * q + 1, 3: 3 * q})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a single tenant whose request needs several quanta is credited once per turn")
+@graded(1, 1, "a single tenant whose request needs several quanta is credited once per turn")
 def test_single_tenant_many_turns(impl):
     _check_run(impl, [(1, "a", 0, 7), (2, "a", 0, 1)], {"a": 1}, 2,
                (sorted([(1, 1, "a", 0, 7), (2, 2, "a", 7, 8)], key=repr), [("a", 7)]))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a lone tenant that cannot pay starts a new turn at once, adding a quantum, and keeps what is left")
+@graded(1, 2, "a lone tenant that cannot pay starts a new turn at once, adding a quantum, and keeps what is left")
 def test_lone_tenant_new_turn_keeps_deficit(impl):
     # a alone: 2 + 2 + 2 = 6 pays for cost 5 at 0, leaving 1, which pays for 2 at 5 when b has
     # joined; then a cannot pay for 3 and b (arrived at 5) goes first.
@@ -311,9 +256,7 @@ def test_lone_tenant_new_turn_keeps_deficit(impl):
     assert same(_starts(got), {1: 0, 2: 5, 4: 6, 3: 7})
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a cost 10 times quantum * weight is paid after 10 turns")
+@graded(1, 1, "a cost 10 times quantum * weight is paid after 10 turns")
 def test_cost_ten_quanta(impl):
     # a (weight 2) needs 10 turns of 2 for cost 20; b's unit requests run one per turn meanwhile
     spec = [(1, "a", 0, 20)] + [(10 + k, "b", 0, 1) for k in range(12)]
@@ -324,18 +267,14 @@ def test_cost_ten_quanta(impl):
 # --- P99 -----------------------------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("P99 of 100 waits is the 99th smallest, not the largest")
+@graded(1, 2, "P99 of 100 waits is the 99th smallest, not the largest")
 def test_p99_of_100(impl):
     spec = [(k, "a", 0, 1) for k in range(100)]  # waits 0..99
     got = _check_run(impl, spec, {"a": 1}, 1)
     assert same(got[1], [("a", 98)])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("P99 of 101 waits is rank 100; of 2 waits, the larger")
+@graded(1, 2, "P99 of 101 waits is rank 100; of 2 waits, the larger")
 def test_p99_ranks(impl):
     got = _check_run(impl, [(k, "a", 0, 1) for k in range(101)], {"a": 1}, 1)
     assert same(got[1], [("a", 99)])
@@ -343,23 +282,17 @@ def test_p99_ranks(impl):
     assert same(got[1], [("b", 5)])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a tenant in weights with no request has no p99_wait key")
+@graded(1, 1, "a tenant in weights with no request has no p99_wait key")
 def test_p99_only_tenants_with_requests(impl):
     _check_run(impl, [(1, "a", 0, 1)], {"a": 1, "idle": 5}, 1, ([(1, 1, "a", 0, 1)], [("a", 0)]))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("no requests: empty outcomes and empty p99_wait")
+@graded(1, 1, "no requests: empty outcomes and empty p99_wait")
 def test_empty(impl):
     _check_run(impl, [], {"a": 1}, 3, ([], []))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("the result is the stub's dataclasses: a DRRResult of dicts, Outcome values keyed by id")
+@graded(1, 1, "the result is the stub's dataclasses: a DRRResult of dicts, Outcome values keyed by id")
 def test_result_types(impl):
     res = impl.schedule_drr(_reqs(impl, EXAMPLE), dict(EXAMPLE_W), 2)
     kinds = (type(res) is impl.DRRResult, type(res.outcomes) is dict, type(res.p99_wait) is dict,
@@ -367,9 +300,7 @@ def test_result_types(impl):
     assert same(kinds, (True, True, True, True)), f"Called schedule_drr on the prompt's example. Returned {res!r}."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("the arguments are not modified")
+@graded(1, 1, "the arguments are not modified")
 def test_arguments_unchanged(impl):
     reqs = _reqs(impl, list(reversed(EXAMPLE)))
     ids = [r.id for r in reqs]
@@ -394,9 +325,7 @@ def _cases(draw):
     return spec, weights, draw(st.integers(1, 5))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(6)
-@pytest.mark.edge("random workloads agree with a slow oracle that follows the prompt's steps literally")
+@graded(1, 6, "random workloads agree with a slow oracle that follows the prompt's steps literally")
 @PROPERTY
 @given(_cases())
 @example(([(0, "a", 0, 6), (3, "b", 0, 1), (6, "a", 0, 1)], {"a": 1, "b": 2}, 1))
@@ -412,44 +341,34 @@ BAD_INT = [True, 2.0, None, "2"]
 BAD_IDS = ["bool", "float", "None", "str"]
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a bad arrival (negative, bool, float, None, str) names arrival")
+@graded(1, 2, "a bad arrival (negative, bool, float, None, str) names arrival")
 @pytest.mark.parametrize("bad", [-1] + BAD_INT, ids=["negative"] + BAD_IDS)
 def test_arrival_invalid(impl, bad):
-    _raises(impl, "arrival", f"schedule_drr([Request(1, 'a', {bad!r}, 1)], {{'a': 1}}, 1)",
-            [impl.Request(1, "a", bad, 1)], {"a": 1}, 1)
+    check_raises(lambda: impl.schedule_drr([impl.Request(1, "a", bad, 1)], {"a": 1}, 1), "arrival",
+                 f"schedule_drr([Request(1, 'a', {bad!r}, 1)], {{'a': 1}}, 1)")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a bad cost (0, negative, bool, float, None, str) names cost")
+@graded(1, 2, "a bad cost (0, negative, bool, float, None, str) names cost")
 @pytest.mark.parametrize("bad", [0, -2] + BAD_INT, ids=["zero", "negative"] + BAD_IDS)
 def test_cost_invalid(impl, bad):
-    _raises(impl, "cost", f"schedule_drr([Request(1, 'a', 0, {bad!r})], {{'a': 1}}, 1)",
-            [impl.Request(1, "a", 0, bad)], {"a": 1}, 1)
+    check_raises(lambda: impl.schedule_drr([impl.Request(1, "a", 0, bad)], {"a": 1}, 1), "cost",
+                 f"schedule_drr([Request(1, 'a', 0, {bad!r})], {{'a': 1}}, 1)")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a request whose tenant has no weight names tenant")
+@graded(1, 1, "a request whose tenant has no weight names tenant")
 def test_tenant_without_weight(impl):
-    _raises(impl, "tenant", "schedule_drr([Request(1, 'a', 0, 1), Request(2, 'b', 0, 1)], {'a': 1}, 1)",
-            [impl.Request(1, "a", 0, 1), impl.Request(2, "b", 0, 1)], {"a": 1}, 1)
+    check_raises(lambda: impl.schedule_drr([impl.Request(1, "a", 0, 1), impl.Request(2, "b", 0, 1)], {"a": 1}, 1),
+                 "tenant", "schedule_drr([Request(1, 'a', 0, 1), Request(2, 'b', 0, 1)], {'a': 1}, 1)")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a bad quantum (0, negative, bool, float, None, str) names quantum")
+@graded(1, 2, "a bad quantum (0, negative, bool, float, None, str) names quantum")
 @pytest.mark.parametrize("bad", [0, -1] + BAD_INT, ids=["zero", "negative"] + BAD_IDS)
 def test_quantum_invalid(impl, bad):
-    _raises(impl, "quantum", f"schedule_drr([Request(1, 'a', 0, 1)], {{'a': 1}}, {bad!r})",
-            [impl.Request(1, "a", 0, 1)], {"a": 1}, bad)
+    check_raises(lambda: impl.schedule_drr([impl.Request(1, "a", 0, 1)], {"a": 1}, bad), "quantum",
+                 f"schedule_drr([Request(1, 'a', 0, 1)], {{'a': 1}}, {bad!r})")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("two broken rules at once: the prompt's order decides (fields item by item, then tenant, then quantum)")
+@graded(1, 3, "two broken rules at once: the prompt's order decides (fields item by item, then tenant, then quantum)")
 @pytest.mark.parametrize("which", ["item-before-coverage", "arrival-cost", "cost1-arrival2", "cost-tenant-same-item",
                                    "tenant-quantum", "request-quantum", "late-item", "late-tenant"])
 def test_validation_order_pairs(impl, which):
@@ -465,4 +384,4 @@ def test_validation_order_pairs(impl, which):
         "late-tenant": ("tenant", ([R(i, "a", i, 1) for i in range(2000)] + [R(5000, "zz", 0, 1)], {"a": 1}, None)),
     }
     name, args = cases[which]
-    _raises(impl, name, f"schedule_drr with two broken rules ({which})", *args)
+    check_raises(lambda: impl.schedule_drr(*args), name, f"schedule_drr with two broken rules ({which})")

@@ -1,5 +1,6 @@
 """Shared helpers of the edf-admission hidden suite: a slow oracle written from PROMPT.md, the
-reference loaded for side-by-side timing, and the comparison of a Schedule field by field.
+reference loaded for side-by-side timing, the hint a slow solution's message gives, and the
+comparison of a Schedule field by field.
 
 `oracle` shares no code with the reference: it steps the clock one time unit at a time, and decides
 an arrival by simulating, unit by unit, EDF over the pending jobs plus the new one. Slow and
@@ -8,12 +9,8 @@ obviously right, for small inputs.
 
 from __future__ import annotations
 
-from pathlib import Path
 
-import pytest
-
-from kata import checks
-from kata.checks import check, load_reference  # noqa: F401 - check: the suite imports it from here
+from kata.checks import check, reference_at  # noqa: F401 - check: the suite imports it from here
 from kata.strict import same
 
 
@@ -73,35 +70,10 @@ def check_schedule(got, want, call: str) -> None:
         assert same(value, expected), f"Called {call}. Returned .{name} == {value!r}, expected {expected!r}."
 
 
-
-def expect_value_error(fn, word: str, call: str) -> None:
-    """fn() raises ValueError whose message contains `word`."""
-    __tracebackhide__ = True
-    try:
-        got = fn()
-    except ValueError as exc:
-        assert word in str(exc), f"Called {call}. Raised ValueError({str(exc)!r}), expected it to name {word!r}."
-        return
-    except Exception as exc:  # noqa: BLE001
-        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError naming {word!r}.",
-                    pytrace=False)
-    pytest.fail(f"Called {call}. Returned {got!r}, expected ValueError naming {word!r}.", pytrace=False)
-
-
 # --- the reference, for side-by-side timing -------------------------------------
 
-SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "edf-admission.py"
 # what a solution too slow for the timing test most likely does
 SLOW_HINT = "is the schedule re-simulated from the start, or every job scanned, at each arrival?"
 
 
-def reference():
-    """The reference solution, imported under its own module name (not the learner's)."""
-    return load_reference(SOLUTION, "edf_admission_reference")
-
-
-def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5, **how):
-    """kata.checks.compare_speed with this kata's hint: (the implementation's result, the
-    reference's answer); `how`: its answer= and ref_setup=."""
-    __tracebackhide__ = True
-    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor, hint=SLOW_HINT, **how)
+reference = reference_at(__file__, "solutions/edf-admission.py")  # call only inside a baseline measure

@@ -4,21 +4,18 @@ job meets its deadline, and the timed workload against the reference."""
 import random
 
 import pytest
-from edf_admission_oracle import check, check_schedule, compare_speed, oracle, reference
+from edf_admission_oracle import SLOW_HINT, check, check_schedule, oracle, reference
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from kata.checks import digest, property_settings
-from kata.strict import same
+from kata.checks import check_speed, digest, graded, property_settings
 
 PROPERTY = property_settings(80)
 JOB = st.tuples(st.sampled_from("abcdefgh"), st.integers(0, 12), st.integers(1, 5), st.integers(0, 25))
 JOBS = st.lists(JOB, max_size=9, unique_by=lambda spec: spec[0])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(6)
-@pytest.mark.edge("random job sets (ties, same instants, overload) match a unit-by-unit oracle")
+@graded(1, 6, "random job sets (ties, same instants, overload) match a unit-by-unit oracle")
 @PROPERTY
 @given(specs=JOBS)
 @example(specs=[("b", 1, 1, 9), ("a", 1, 1, 9), ("c", 0, 3, 3)])
@@ -29,9 +26,7 @@ def test_matches_oracle(impl, specs):
     check_schedule(impl.schedule(jobs), oracle(jobs), f"schedule({specs!r})")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("every admitted job finishes by its deadline, no earlier than arrival + duration")
+@graded(1, 3, "every admitted job finishes by its deadline, no earlier than arrival + duration")
 @PROPERTY
 @given(specs=st.lists(st.tuples(st.integers(0, 40), st.integers(1, 9), st.integers(0, 60)), max_size=20))
 def test_admitted_meet_deadlines(impl, specs):
@@ -65,15 +60,11 @@ def _digest(result):
     return digest((result.finish, result.rejected))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(5)
+@graded(1, 5, "20,000 jobs, a hundred pending: within 10x of the reference (no re-simulation per arrival)")
 @pytest.mark.complexity
 @pytest.mark.timeout(60)
-@pytest.mark.edge("20,000 jobs, a hundred pending: within 10x of the reference (no re-simulation per arrival)")
 def test_large_trace_speed(impl):
     mine = _workload(impl)
-    got, want = compare_speed("schedule(20,000 jobs)", lambda: impl.schedule(mine),
-                              lambda theirs: reference().schedule(theirs),
-                              ref_setup=lambda: _workload(reference()), answer=_digest)
-    ok = same(_digest(got), want)
-    assert ok, "Called schedule(20,000 jobs). The result differs from the reference's (finish or rejected)."
+    check_speed("schedule(20,000 jobs)", lambda: impl.schedule(mine), lambda theirs: reference().schedule(theirs),
+                "the result (finish or rejected)", ref_setup=lambda: _workload(reference()), answer=_digest,
+                hint=SLOW_HINT)

@@ -9,13 +9,8 @@ obviously right, for the property tests.
 
 from __future__ import annotations
 
-from pathlib import Path
 
-import pytest
-
-from kata import checks
-from kata.checks import check, load_reference  # noqa: F401 - check: the suite imports it from here
-from kata.strict import same
+from kata.checks import check, reference_at  # noqa: F401 - check: the suite imports it from here
 
 
 class ModelOutOfBlocks(Exception):
@@ -112,39 +107,10 @@ def outcome(fn):
         return ("raise", "OutOfBlocks" if name in ("OutOfBlocks", "ModelOutOfBlocks") else name)
 
 
-def expect_raise(fn, kind, word: str | None, call: str) -> None:
-    """fn() raises `kind` (ValueError, KeyError or the implementation's OutOfBlocks), and for a
-    ValueError its message contains `word`."""
-    __tracebackhide__ = True
-    try:
-        got = fn()
-    except kind as exc:
-        if word is not None:
-            assert word in str(exc), (f"Called {call}. Raised {kind.__name__}({str(exc)!r}), expected "
-                                      f"its message to contain {word!r}.")
-        return
-    except Exception as exc:  # noqa: BLE001
-        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected {kind.__name__}"
-                    + (f" naming {word!r}." if word else "."), pytrace=False)
-    pytest.fail(f"Called {call}. Returned {got!r}, expected {kind.__name__}"
-                + (f" naming {word!r}." if word else "."), pytrace=False)
-
-
-
 # --- the reference, for side-by-side timing -------------------------------------
 
-SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "kv-block-allocator.py"
 # what a solution too slow for the timing test most likely does
 SLOW_HINT = "is a free block found by a scan of the pool, or counted by one?"
 
 
-def reference():
-    """The reference solution, imported under its own module name (not the learner's)."""
-    return load_reference(SOLUTION, "block_allocator_reference")
-
-
-def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5, **how):
-    """kata.checks.compare_speed with this kata's hint: (the implementation's result, the
-    reference's answer); `how`: its answer= and ref_setup=."""
-    __tracebackhide__ = True
-    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor, hint=SLOW_HINT, **how)
+reference = reference_at(__file__, "solutions/kv-block-allocator.py")  # call only inside a baseline measure

@@ -7,11 +7,11 @@ token counts, every block's count, the free count) must equal the model's.
 import random
 
 import pytest
-from block_allocator_oracle import Model, check, compare_speed, outcome, reference, snapshot
+from block_allocator_oracle import SLOW_HINT, Model, check, outcome, reference, snapshot
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from kata.checks import digest, property_settings
+from kata.checks import compare_speed, digest, graded, property_settings
 from kata.strict import same
 
 PROPERTY = property_settings(60)
@@ -38,9 +38,7 @@ def _run_both(impl, num_blocks, block_size, ops):
         check(snapshot(a, list(m.tables), num_blocks), m.snapshot(), "; ".join(log[-8:]) + " (state after it)")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(6)
-@pytest.mark.edge("random allocate/fork/append/free sequences on a small pool match a slow model call by call")
+@graded(1, 6, "random allocate/fork/append/free sequences on a small pool match a slow model call by call")
 @PROPERTY
 @given(num_blocks=st.integers(1, 6), block_size=st.integers(1, 4), ops=OPS)
 @example(num_blocks=3, block_size=2, ops=[("allocate", 0, 3), ("fork", 0, 1), ("append", 1), ("append", 0),
@@ -50,9 +48,7 @@ def test_matches_model(impl, num_blocks, block_size, ops):
     _run_both(impl, num_blocks, block_size, ops)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(4)
-@pytest.mark.edge("random sequences with heavy sharing (forks of forks, then appends) match the model")
+@graded(1, 4, "random sequences with heavy sharing (forks of forks, then appends) match the model")
 @PROPERTY
 @given(block_size=st.integers(1, 3), data=st.data())
 def test_matches_model_sharing(impl, block_size, data):
@@ -105,15 +101,14 @@ def _replay(module, ops):
     return results
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(5)
+@graded(1, 5, "200,000 blocks, 30,000 calls: within 10x of the reference (a heap of free ids, a free counter)")
 @pytest.mark.complexity
 @pytest.mark.timeout(60)
-@pytest.mark.edge("200,000 blocks, 30,000 calls: within 10x of the reference (a heap of free ids, a free counter)")
 def test_large_pool_speed(impl):
     ops = _workload()
     got, want = compare_speed("30,000 calls on BlockAllocator(200000, 16)", lambda: _replay(impl, ops),
-                              lambda: _replay(reference(), ops), answer=lambda r: [digest(x) for x in r])
+                              lambda: _replay(reference(), ops), answer=lambda r: [digest(x) for x in r],
+                              hint=SLOW_HINT)
     bad = next((i for i, (g, w) in enumerate(zip(got, want, strict=False)) if not same(digest(g), w)), None)
     assert bad is None and len(got) == len(want), (
         f"Called the 30,000-call workload. Result {bad} differs from the reference's: "

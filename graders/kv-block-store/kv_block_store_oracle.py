@@ -1,5 +1,5 @@
-"""Shared helpers of the kv-block-store hidden suite: a slow oracle written from PROMPT.md, query
-builders, random query streams and the assertion helper.
+"""Shared helpers of the kv-block-store hidden suite: a slow oracle written from PROMPT.md and
+random query streams (kata.checks.run_queries makes the calls and compares the answers).
 
 `oracle(queries)` shares no code or structure with the reference: it keeps one flat dict
 (tenant, key) -> (size, expiry) for the current store, and a full copy of that dict after every
@@ -9,22 +9,7 @@ stable sorts instead of one key. Slow and obviously right.
 
 from __future__ import annotations
 
-import copy
 import random
-
-from kata.strict import same
-
-# --- writing queries ---------------------------------------------------------------------------
-
-
-def q(text: str | list[str]) -> list[str]:
-    """'PUT acme k 5' -> ['PUT', 'acme', 'k', '5']; a list (one with an empty argument) as is."""
-    return list(text) if isinstance(text, list) else text.split(" ")
-
-
-def split_rows(rows) -> tuple[list[list[str]], list[str]]:
-    """rows of (query, expected answer) -> (queries, answers)."""
-    return [q(query) for query, _ in rows], [answer for _, answer in rows]
 
 
 # --- the oracle --------------------------------------------------------------------------------
@@ -109,45 +94,6 @@ def oracle(queries: list[list[str]]) -> list[str]:
         if timed:
             past.append((now, dict(store)))
     return out
-
-
-# --- the assertion -----------------------------------------------------------------------------
-
-
-def _short(value, limit: int = 700) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 40] + f" ... ({len(text)} characters)"
-
-
-def run(impl, queries: list[list[str]], expected: list[str] | None = None, note: str = "") -> list[str]:
-    """Call impl.solution(queries) on a copy and compare every answer with `expected` (by default
-    the oracle's). The message names the call, what came back and what was expected; for a long
-    call, the first wrong answer and the queries just before it."""
-    __tracebackhide__ = True
-    if expected is None:
-        expected = oracle(queries)
-    got = impl.solution(copy.deepcopy(queries))
-    if same(got, expected):
-        return got
-    call = f"Called solution({_short(queries)}){note}."
-    if not (isinstance(got, list) and len(got) == len(expected)):
-        count = f" ({len(got)} answers for {len(queries)} queries)" if isinstance(got, list) else ""
-        raise AssertionError(f"{call} Returned {_short(got)}{count}, expected {_short(expected)}.")
-    wrong = next(i for i in range(len(expected)) if not same(got[i], expected[i]))
-    first = (f" First wrong answer: query {wrong}, {queries[wrong]!r}, returned {got[wrong]!r}, "
-             f"expected {expected[wrong]!r}.")
-    if len(repr(queries)) <= 700:
-        raise AssertionError(f"{call} Returned {got!r}, expected {expected!r}.{first}")
-    start = max(0, wrong - 10)
-    raise AssertionError(f"{call}{first} Queries {start} to {wrong}: {queries[start:wrong + 1]!r}; "
-                         f"their answers {_short(got[start:wrong + 1])}, expected {expected[start:wrong + 1]!r}.")
-
-
-def check_rows(impl, rows, note: str = "") -> None:
-    """rows: (query, expected answer) pairs, run as one call."""
-    __tracebackhide__ = True
-    queries, answers = split_rows(rows)
-    run(impl, queries, answers, note)
 
 
 # --- random query streams ----------------------------------------------------------------------

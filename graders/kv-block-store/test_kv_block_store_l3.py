@@ -1,21 +1,18 @@
 """Hidden suite, level 3: timestamped calls, PUT_WITH_TTL, TTL, and expiry seen by every level-1
 and level-2 operation."""
 
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from kv_block_store_oracle import KEYS, PREFIXES, SIZES, TENANTS, TOPS, check_rows, run, seeded_timed, timed_stream
+from kv_block_store_oracle import KEYS, PREFIXES, SIZES, TENANTS, TOPS, oracle, seeded_timed, timed_stream
 
-from kata.checks import property_settings
+from kata.checks import graded, property_settings, query_rows, run_queries
 
 PROPERTY = property_settings(40)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("the prompt's level-3 example")
+@graded(3, 3, "the prompt's level-3 example")
 def test_prompt_example(impl):
-    check_rows(impl, [
+    run_queries(impl, *query_rows([
         ("1 PUT_WITH_TTL acme a 10 5", "true"),
         ("2 PUT acme b 20", "true"),
         ("3 TTL acme a", "3"),
@@ -26,213 +23,161 @@ def test_prompt_example(impl):
         ("9 PUT_WITH_TTL acme b 20 3", "false"),
         ("11 TOP 3", "acme(21)"),
         (["12", "SCAN", "acme", ""], "a(1)"),
-    ])
+    ]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a timestamped call of level-1 and level-2 queries, no TTL, answers as without timestamps")
+@graded(3, 2, "a timestamped call of level-1 and level-2 queries, no TTL, answers as without timestamps")
 def test_timestamps_without_ttl(impl):
-    check_rows(impl, [("0 PUT t a 5", "true"), ("1 PUT t a 6", "false"), ("2 PUT u a 0", "true"), ("3 GET t a", "6"),
+    run_queries(impl, *query_rows([("0 PUT t a 5", "true"), ("1 PUT t a 6", "false"), ("2 PUT u a 0", "true"), ("3 GET t a", "6"),
                       ("4 USAGE u", "1,0"), ("5 DELETE t a", "true"), ("6 DELETE t a", "false"),
                       ("7 PUT t b 2", "true"), ("8 TOP 5", "t(2),u(0)"), ("9 DROP t", "1"), (["10", "SCAN", "t", ""], ""),
-                      ("11 TTL u a", "-1"), ("12 TOP 5", "u(0)")])
+                      ("11 TTL u a", "-1"), ("12 TOP 5", "u(0)")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a block with a TTL is held at ts + ttl - 1 and gone at ts + ttl (expiry is exclusive)")
+@graded(3, 2, "a block with a TTL is held at ts + ttl - 1 and gone at ts + ttl (expiry is exclusive)")
 def test_expiry_boundary(impl):
-    check_rows(impl, [("10 PUT_WITH_TTL t k 7 4", "true"), ("13 GET t k", "7"), ("14 GET t k", "")])
+    run_queries(impl, *query_rows([("10 PUT_WITH_TTL t k 7 4", "true"), ("13 GET t k", "7"), ("14 GET t k", "")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("TTL counts down to 1 at the last timestamp the block is held")
+@graded(3, 2, "TTL counts down to 1 at the last timestamp the block is held")
 def test_ttl_counts_down(impl):
-    check_rows(impl, [("10 PUT_WITH_TTL t k 7 4", "true"), ("11 TTL t k", "3"), ("12 TTL t k", "2"),
-                      ("13 TTL t k", "1"), ("14 TTL t k", "")])
+    run_queries(impl, *query_rows([("10 PUT_WITH_TTL t k 7 4", "true"), ("11 TTL t k", "3"), ("12 TTL t k", "2"),
+                      ("13 TTL t k", "1"), ("14 TTL t k", "")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("TTL right after the PUT_WITH_TTL answers ttl minus the time gone by")
+@graded(3, 1, "TTL right after the PUT_WITH_TTL answers ttl minus the time gone by")
 def test_ttl_after_gap(impl):
-    check_rows(impl, [("100 PUT_WITH_TTL t k 1 50", "true"), ("101 TTL t k", "49"), ("149 TTL t k", "1")])
+    run_queries(impl, *query_rows([("100 PUT_WITH_TTL t k 1 50", "true"), ("101 TTL t k", "49"), ("149 TTL t k", "1")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("ttl = 1: held only at its own query; the next timestamp sees it gone")
+@graded(3, 2, "ttl = 1: held only at its own query; the next timestamp sees it gone")
 def test_ttl_one(impl):
-    check_rows(impl, [("5 PUT_WITH_TTL t k 3 1", "true"), ("6 GET t k", ""), ("7 USAGE t", "0,0")])
+    run_queries(impl, *query_rows([("5 PUT_WITH_TTL t k 3 1", "true"), ("6 GET t k", ""), ("7 USAGE t", "0,0")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a gap in the timestamps jumps past the expiry")
+@graded(3, 2, "a gap in the timestamps jumps past the expiry")
 def test_gap_past_expiry(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t k 3 5", "true"), ("4 GET t k", "3"), ("1000 GET t k", ""),
-                      ("1001 PUT t k 1", "true")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t k 3 5", "true"), ("4 GET t k", "3"), ("1000 GET t k", ""),
+                      ("1001 PUT t k 1", "true")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("TTL of a block without expiry answers \"-1\"")
+@graded(3, 1, "TTL of a block without expiry answers \"-1\"")
 def test_ttl_permanent(impl):
-    check_rows(impl, [("0 PUT t k 0", "true"), ("99 TTL t k", "-1")])
+    run_queries(impl, *query_rows([("0 PUT t k 0", "true"), ("99 TTL t k", "-1")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("TTL of a block not held (never put, deleted, other tenant) answers \"\"")
+@graded(3, 1, "TTL of a block not held (never put, deleted, other tenant) answers \"\"")
 def test_ttl_missing(impl):
-    check_rows(impl, [("0 TTL t k", ""), ("1 PUT_WITH_TTL t k 1 9", "true"), ("2 TTL u k", ""), ("3 DELETE t k", "true"),
-                      ("4 TTL t k", "")])
+    run_queries(impl, *query_rows([("0 TTL t k", ""), ("1 PUT_WITH_TTL t k 1 9", "true"), ("2 TTL u k", ""), ("3 DELETE t k", "true"),
+                      ("4 TTL t k", "")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a plain PUT over a block with a TTL makes it never expire")
+@graded(3, 2, "a plain PUT over a block with a TTL makes it never expire")
 def test_plain_put_clears_ttl(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t k 4 2", "true"), ("1 PUT t k 6", "false"), ("2 TTL t k", "-1"),
-                      ("50 GET t k", "6")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t k 4 2", "true"), ("1 PUT t k 6", "false"), ("2 TTL t k", "-1"),
+                      ("50 GET t k", "6")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("PUT_WITH_TTL over a block without expiry gives it that expiry")
+@graded(3, 2, "PUT_WITH_TTL over a block without expiry gives it that expiry")
 def test_ttl_put_over_permanent(impl):
-    check_rows(impl, [("0 PUT t k 4", "true"), ("1 PUT_WITH_TTL t k 5 3", "false"), ("2 TTL t k", "2"),
-                      ("3 GET t k", "5"), ("4 GET t k", "")])
+    run_queries(impl, *query_rows([("0 PUT t k 4", "true"), ("1 PUT_WITH_TTL t k 5 3", "false"), ("2 TTL t k", "2"),
+                      ("3 GET t k", "5"), ("4 GET t k", "")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("PUT_WITH_TTL over a block with a TTL replaces the expiry, later or earlier")
+@graded(3, 2, "PUT_WITH_TTL over a block with a TTL replaces the expiry, later or earlier")
 def test_ttl_put_replaces_expiry(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t a 1 3", "true"), ("2 PUT_WITH_TTL t a 1 10", "false"), ("5 TTL t a", "7"),
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t a 1 3", "true"), ("2 PUT_WITH_TTL t a 1 10", "false"), ("5 TTL t a", "7"),
                       ("6 PUT_WITH_TTL t b 1 10", "true"), ("7 PUT_WITH_TTL t b 2 2", "false"), ("8 GET t b", "2"),
-                      ("9 GET t b", ""), ("11 GET t a", "1"), ("12 GET t a", "")])
+                      ("9 GET t b", ""), ("11 GET t a", "1"), ("12 GET t a", "")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a PUT (plain or with TTL) of an expired key answers \"true\": it is a new block")
+@graded(3, 2, "a PUT (plain or with TTL) of an expired key answers \"true\": it is a new block")
 def test_put_over_expired_is_new(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t a 1 2", "true"), ("1 PUT_WITH_TTL t b 1 2", "true"), ("2 PUT t a 5", "true"),
-                      ("3 PUT_WITH_TTL t b 2 4", "true"), ("4 USAGE t", "2,7"), ("6 TTL t b", "1")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t a 1 2", "true"), ("1 PUT_WITH_TTL t b 1 2", "true"), ("2 PUT t a 5", "true"),
+                      ("3 PUT_WITH_TTL t b 2 4", "true"), ("4 USAGE t", "2,7"), ("6 TTL t b", "1")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("PUT_WITH_TTL over a held block answers \"false\"")
+@graded(3, 2, "PUT_WITH_TTL over a held block answers \"false\"")
 def test_ttl_put_over_held(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t a 1 5", "true"), ("4 PUT_WITH_TTL t a 2 5", "false"), ("5 GET t a", "2")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t a 1 5", "true"), ("4 PUT_WITH_TTL t a 2 5", "false"), ("5 GET t a", "2")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("DELETE of an expired block answers \"false\"")
+@graded(3, 2, "DELETE of an expired block answers \"false\"")
 def test_delete_expired(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t a 1 2", "true"), ("2 DELETE t a", "false"), ("3 GET t a", "")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t a 1 2", "true"), ("2 DELETE t a", "false"), ("3 GET t a", "")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("DELETE of a block with a TTL before it expires answers \"true\"; a PUT after it is new")
+@graded(3, 1, "DELETE of a block with a TTL before it expires answers \"true\"; a PUT after it is new")
 def test_delete_before_expiry(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t a 1 5", "true"), ("1 DELETE t a", "true"), ("2 GET t a", ""),
-                      ("3 PUT t a 2", "true"), ("9 GET t a", "2")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t a 1 5", "true"), ("1 DELETE t a", "true"), ("2 GET t a", ""),
+                      ("3 PUT t a 2", "true"), ("9 GET t a", "2")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("USAGE neither counts nor sums an expired block")
+@graded(3, 2, "USAGE neither counts nor sums an expired block")
 def test_usage_excludes_expired(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t a 100 3", "true"), ("1 PUT t b 5", "true"), ("2 USAGE t", "2,105"),
-                      ("3 USAGE t", "1,5")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t a 100 3", "true"), ("1 PUT t b 5", "true"), ("2 USAGE t", "2,105"),
+                      ("3 USAGE t", "1,5")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("DROP counts only the blocks not yet expired")
+@graded(3, 2, "DROP counts only the blocks not yet expired")
 def test_drop_excludes_expired(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t a 1 2", "true"), ("1 PUT_WITH_TTL t b 1 5", "true"), ("2 PUT t c 1", "true"),
-                      ("3 DROP t", "2"), ("4 GET t b", ""), ("5 DROP t", "0")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t a 1 2", "true"), ("1 PUT_WITH_TTL t b 1 5", "true"), ("2 PUT t c 1", "true"),
+                      ("3 DROP t", "2"), ("4 GET t b", ""), ("5 DROP t", "0")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("SCAN leaves out expired blocks, and orders the rest as usual")
+@graded(3, 2, "SCAN leaves out expired blocks, and orders the rest as usual")
 def test_scan_excludes_expired(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t a 9 4", "true"), ("1 PUT t b 3", "true"), ("2 PUT_WITH_TTL t c 3 10", "true"),
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t a 9 4", "true"), ("1 PUT t b 3", "true"), ("2 PUT_WITH_TTL t c 3 10", "true"),
                       (["3", "SCAN", "t", ""], "a(9),b(3),c(3)"), (["4", "SCAN", "t", ""], "b(3),c(3)"),
-                      ("12 SCAN t c", ""), (["13", "SCAN", "t", ""], "b(3)")])
+                      ("12 SCAN t c", ""), (["13", "SCAN", "t", ""], "b(3)")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a tenant whose blocks have all expired is not in TOP")
+@graded(3, 2, "a tenant whose blocks have all expired is not in TOP")
 def test_top_excludes_expired_tenant(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL a k 50 3", "true"), ("1 PUT b k 5", "true"), ("2 TOP 2", "a(50),b(5)"),
-                      ("3 TOP 2", "b(5)")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL a k 50 3", "true"), ("1 PUT b k 5", "true"), ("2 TOP 2", "a(50),b(5)"),
+                      ("3 TOP 2", "b(5)")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("TOP totals drop as blocks expire, and the order follows")
+@graded(3, 2, "TOP totals drop as blocks expire, and the order follows")
 def test_top_totals_drop(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL a x 50 3", "true"), ("1 PUT a y 1", "true"), ("2 PUT b k 5", "true"),
-                      ("3 TOP 1", "b(5)"), ("4 TOP 2", "b(5),a(1)")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL a x 50 3", "true"), ("1 PUT a y 1", "true"), ("2 PUT b k 5", "true"),
+                      ("3 TOP 1", "b(5)"), ("4 TOP 2", "b(5),a(1)")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("an expired block of size 0 is gone too: TOP leaves out its tenant")
+@graded(3, 1, "an expired block of size 0 is gone too: TOP leaves out its tenant")
 def test_zero_size_expires(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL z k 0 2", "true"), ("1 TOP 5", "z(0)"), ("2 TOP 5", ""), ("3 USAGE z", "0,0")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL z k 0 2", "true"), ("1 TOP 5", "z(0)"), ("2 TOP 5", ""), ("3 USAGE z", "0,0")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("timestamps compare as numbers (9 < 10 < 100), and big timestamps and TTLs are exact")
+@graded(3, 2, "timestamps compare as numbers (9 < 10 < 100), and big timestamps and TTLs are exact")
 def test_timestamps_numeric_and_big(impl):
     t0 = 10**15
-    check_rows(impl, [("9 PUT_WITH_TTL t a 1 2", "true"), ("10 GET t a", "1"), ("11 GET t a", ""),
+    run_queries(impl, *query_rows([("9 PUT_WITH_TTL t a 1 2", "true"), ("10 GET t a", "1"), ("11 GET t a", ""),
                       (f"{t0} PUT_WITH_TTL t b 2 {2**53}", "true"), (f"{t0 + 2**53 - 1} TTL t b", "1"),
-                      (f"{t0 + 2**53} GET t b", "")])
+                      (f"{t0 + 2**53} GET t b", "")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("an expiry ts + ttl past 10^18 is exact: a timestamp of 10^18 sees the block with its exact TTL")
+@graded(3, 1, "an expiry ts + ttl past 10^18 is exact: a timestamp of 10^18 sees the block with its exact TTL")
 def test_expiry_past_max_number(impl):
     big = 10**18
-    check_rows(impl, [(f"{big - 7} PUT_WITH_TTL t a 1 {big}", "true"), (f"{big - 6} PUT_WITH_TTL t b 2 {big - 3}", "true"),
-                      (f"{big - 1} TTL t a", str(big - 6)), (f"{big} TTL t b", str(big - 9))])
+    run_queries(impl, *query_rows([(f"{big - 7} PUT_WITH_TTL t a 1 {big}", "true"), (f"{big - 6} PUT_WITH_TTL t b 2 {big - 3}", "true"),
+                      (f"{big - 1} TTL t a", str(big - 6)), (f"{big} TTL t b", str(big - 9))]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("a call may start at timestamp 0")
+@graded(3, 1, "a call may start at timestamp 0")
 def test_first_timestamp_zero(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL t a 1 1", "true"), ("1 GET t a", ""), ("2 PUT t a 3", "true")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL t a 1 1", "true"), ("1 GET t a", ""), ("2 PUT t a 3", "true")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("expiry is per tenant: the same key put by two tenants expires for each on its own")
+@graded(3, 2, "expiry is per tenant: the same key put by two tenants expires for each on its own")
 def test_expiry_per_tenant(impl):
-    check_rows(impl, [("0 PUT_WITH_TTL a k 1 2", "true"), ("1 PUT_WITH_TTL b k 2 5", "true"), ("2 GET a k", ""),
-                      ("3 GET b k", "2"), ("4 TOP 2", "b(2)"), ("6 GET b k", "")])
+    run_queries(impl, *query_rows([("0 PUT_WITH_TTL a k 1 2", "true"), ("1 PUT_WITH_TTL b k 2 5", "true"), ("2 GET a k", ""),
+                      ("3 GET b k", "2"), ("4 TOP 2", "b(2)"), ("6 GET b k", "")]))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a long timestamped call (2,000 queries) with TTLs matches the oracle")
+@graded(3, 2, "a long timestamped call (2,000 queries) with TTLs matches the oracle")
 def test_long_call(impl):
-    run(impl, seeded_timed(303, 2000, 3))
+    run_queries(impl, seeded_timed(303, 2000, 3), oracle=oracle)
 
 
 STEP = st.tuples(st.integers(1, 3), st.integers(0, 59), st.sampled_from(TENANTS), st.sampled_from(KEYS),
@@ -240,12 +185,10 @@ STEP = st.tuples(st.integers(1, 3), st.integers(0, 59), st.sampled_from(TENANTS)
                  st.just(0))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(5)
-@pytest.mark.edge("random timestamped calls with TTLs, mixing every level-1 and level-2 operation, match a slow oracle")
+@graded(3, 5, "random timestamped calls with TTLs, mixing every level-1 and level-2 operation, match a slow oracle")
 @PROPERTY
 @given(start=st.integers(-1, 3), steps=st.lists(STEP, max_size=40))
 @example(start=0, steps=[(1, 10, "a", "k", "5", "", "1", 2, 0), (1, 3, "a", "k", "5", "", "1", 2, 0),
                          (1, 3, "a", "k", "5", "", "1", 2, 0), (1, 0, "a", "k", "5", "", "1", 2, 0)])
 def test_matches_oracle(impl, start, steps):
-    run(impl, timed_stream(steps, start, 3))
+    run_queries(impl, timed_stream(steps, start, 3), oracle=oracle)

@@ -3,27 +3,20 @@
 Two workloads of 40,000 requests: 5,000 boundaries with small batches (a scan of the boundaries per
 request is ~100x slower than bisect), and 4 boundaries with batches of thousands (a sum or max
 recomputed over the open batch per request is quadratic). The implementation fails only beyond
-FACTOR times the reference's best time; a failure is confirmed by a second measurement.
+10 times the reference's best CPU time (kata.checks.check_speed); a failure is confirmed by a
+second measurement.
 """
 
 import random
-import time
-from pathlib import Path
 
 import pytest
 
-from kata.checks import baseline, digest, load_reference
-from kata.strict import same
+from kata.checks import check_speed, graded, reference_at
 
-FACTOR = 10
-NAME = "plan_buckets"
 N = 40_000
-SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "length-bucket-batcher.py"
 
 
-def _reference():
-    """The reference, only inside a baseline measure (in a batch it runs apart)."""
-    return load_reference(SOLUTION, "length_bucket_batcher_reference")
+_reference = reference_at(__file__, "solutions/length-bucket-batcher.py")  # call only inside a baseline measure
 
 
 def _workload(many_buckets):
@@ -38,51 +31,25 @@ def _workload(many_buckets):
     return spec, bounds, mbt, mbs
 
 
-def _time(module, spec, bounds, mbt, mbs):
-    reqs = [module.Request(i, t) for i, t in spec]
-    start = time.process_time()
-    module.plan_buckets(reqs, bounds, mbt, mbs)
-    return time.process_time() - start
+def _compare(impl, many_buckets, what, hint):
+    spec, bounds, mbt, mbs = _workload(many_buckets)
+    check_speed(f"plan_buckets on {N:,} requests {what}", lambda reqs: impl.plan_buckets(reqs, bounds, mbt, mbs),
+                lambda reqs: _reference().plan_buckets(reqs, bounds, mbt, mbs),
+                impl_setup=lambda: [impl.Request(i, t) for i, t in spec],
+                ref_setup=lambda: [_reference().Request(i, t) for i, t in spec], floor=0.0, runs=2, confirm=True,
+                hint=hint)
 
 
-def _answer(module, spec, bounds, mbt, mbs):
-    reqs = [module.Request(i, t) for i, t in spec]
-    return module.plan_buckets(reqs, bounds, mbt, mbs)
-
-
-def _same_answer(impl, *work):
-    """The timed workload's answer matches the reference's (a fast wrong answer earns nothing)."""
-    want = baseline("the answer", lambda: digest(_answer(_reference(), *work)))
-    assert same(digest(_answer(impl, *work)), want), (
-        f"Called {NAME} on the timed workload: the answer differs from the reference's "
-        "(the timing test counts only a correct answer).")
-
-
-def _compare(impl, many_buckets, what):
-    work = _workload(many_buckets)
-    _same_answer(impl, *work)
-    ref = baseline("the best of two times", lambda: min(_time(_reference(), *work) for _ in range(2)))
-    got = _time(impl, *work)
-    if got > FACTOR * ref:  # a loaded machine can stall one run: confirm
-        got = min(got, _time(impl, *work))
-    assert got <= FACTOR * ref, (
-        f"Called plan_buckets on {N} requests {what}. Took {got * 1000:.0f} ms, expected at most "
-        f"{FACTOR}x the reference's {ref * 1000:.0f} ms.")
-
-
-@pytest.mark.level(1)
-@pytest.mark.points(4)
+@graded(1, 4, "40,000 requests over 5,000 boundaries: the bucket is found by binary search, within 10x of the reference")
 @pytest.mark.complexity
 @pytest.mark.timeout(30)
-@pytest.mark.edge("40,000 requests over 5,000 boundaries: the bucket is found by binary search, within 10x of the reference")
 def test_many_boundaries(impl):
-    _compare(impl, True, "over 5,000 boundaries (find the bucket by binary search, not a scan)")
+    _compare(impl, True, "over 5,000 boundaries", "find the bucket by binary search, not a scan")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(4)
+@graded(1, 4, "40,000 requests in batches of up to 5,000: each request costs O(1) besides the bucket search")
 @pytest.mark.complexity
 @pytest.mark.timeout(30)
-@pytest.mark.edge("40,000 requests in batches of up to 5,000: each request costs O(1) besides the bucket search")
 def test_large_batches(impl):
-    _compare(impl, False, "in 4 buckets with batches of up to 5,000 (keep running counts, do not re-sum the batch)")
+    _compare(impl, False, "in 4 buckets with batches of up to 5,000",
+             "keep running counts, do not re-sum the batch")

@@ -1,34 +1,16 @@
-"""Shared helpers of the hidden suite of `lora-memory-math`: calls and messages, the oracle, strategies.
+"""Shared helpers of the hidden suite of `lora-memory-math`: configs, int checks, the oracle, strategies.
 
 The oracle is a slow, literal model of the prompt's rules, written independently of the reference:
 it lists every tensor of every layer one by one, and searches capacities against the fits rule.
 conftest.py loads this file as `lora_memory_math_oracle` before the tests import from it.
+A test's expected figures are computed by hand in the comments beside it, or by this oracle.
 """
 
 from __future__ import annotations
 
-import pytest
-from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
-from kata.strict import same
-
 GIB = 2**30
-
-
-def property_settings() -> settings:
-    """Settings of every property test; call it at a test module's import, never here at load time.
-
-    conftest.py loads this file before pytest_configure, so a settings object built now would not
-    inherit the workbook's derandomized profile. The impl fixture is function-scoped; hypothesis
-    must be told that is intended. No shrinking: a failing example is already small (every
-    generated model is tiny), and shrinking a wrong solution's failures costs it tens of seconds.
-    """
-    return settings(
-        max_examples=30,
-        phases=(Phase.explicit, Phase.generate),
-        suppress_health_check=[HealthCheck.function_scoped_fixture],
-    )
 
 
 # --- helpers: calls and messages --------------------------------------------
@@ -50,35 +32,11 @@ def show(fields) -> str:
     return "ModelConfig(" + ", ".join(f"{k}={v!r}" for k, v in fields.items()) + ")"
 
 
-def check(got, expected, call: str) -> None:
-    __tracebackhide__ = True  # report the test's line, not this helper's
-    assert same(got, expected), f"Called {call}. Returned {got!r}, expected {expected!r}."
-
-
 def check_int(got, expected, call: str) -> None:
     """Also insist on an int: 5.0 == 5 in Python, but the prompt promises ints."""
     __tracebackhide__ = True
     ok = type(got) is int and got == expected
     assert ok, f"Called {call}. Returned {got!r} ({type(got).__name__}), expected the int {expected!r}."
-
-
-def check_raises(fn, name: str, call: str) -> None:
-    """fn() must raise ValueError whose message begins with `name`."""
-    __tracebackhide__ = True
-    try:
-        result = fn()
-    except ValueError as exc:
-        assert str(exc).startswith(name), (
-            f"Called {call}. Raised ValueError({str(exc)!r}), expected a message beginning with {name!r}."
-        )
-        return
-    except Exception as exc:  # noqa: BLE001 - any other type is the learner's mistake to see
-        pytest.fail(
-            f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError beginning with {name!r}.",
-            pytrace=False,
-        )
-    pytest.fail(f"Called {call}. Returned {result!r}, expected ValueError beginning with {name!r}.",
-                pytrace=False)
 
 
 # --- the oracle: a literal reading of the prompt -----------------------------

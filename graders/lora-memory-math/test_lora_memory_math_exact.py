@@ -11,29 +11,16 @@ oracle (lora_memory_math_oracle.py), which uses integers only.
 from __future__ import annotations
 
 import pytest
+from lora_memory_math_oracle import (GIB, TINY, cfg_of, check_int, o_kv_per_token, o_max_context, o_max_requests,
+                                     o_min_tp, o_weight_bytes, show)
 
+from kata.checks import check, check_raises, graded
 from kata.strict import same
-from lora_memory_math_oracle import (
-    GIB,
-    TINY,
-    cfg_of,
-    check,
-    check_int,
-    check_raises,
-    o_kv_per_token,
-    o_max_context,
-    o_max_requests,
-    o_min_tp,
-    o_weight_bytes,
-    show,
-)
 
 # --- exact integers ------------------------------------------------------------
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("fits_on_gpu is exact at 2**60 bytes: one byte over a 2**30 GiB GPU does not fit")
+@graded(2, 1, "fits_on_gpu is exact at 2**60 bytes: one byte over a 2**30 GiB GPU does not fit")
 def test_fits_exact_beyond_2_53(impl):
     g = 2**30  # a GPU of 2**60 bytes: required / 2**30 as a float cannot see one byte
     check(impl.fits_on_gpu(g * GIB, g), True, f"fits_on_gpu({g * GIB}, {g})")
@@ -41,9 +28,7 @@ def test_fits_exact_beyond_2_53(impl):
     check(impl.fits_on_gpu(g * GIB - GIB + 1, g, 1), False, f"fits_on_gpu({g * GIB - GIB + 1}, {g}, 1)")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("kv_bytes_per_token and mla_kv_bytes_per_token are exact past 2**53")
+@graded(3, 1, "kv_bytes_per_token and mla_kv_bytes_per_token are exact past 2**53")
 def test_kv_bytes_exact_beyond_2_53(impl):
     f = dict(hidden_size=3 * (2**20 + 1), intermediate_size=7, num_layers=2**33 + 1, num_heads=3,
              num_kv_heads=3, vocab_size=5)
@@ -56,9 +41,7 @@ def test_kv_bytes_exact_beyond_2_53(impl):
               f"mla_kv_bytes_per_token({layers}, {rank}, 1, 'bf16')")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("max_concurrent_requests and max_context_len are exact on a GPU of 2**70 bytes")
+@graded(3, 2, "max_concurrent_requests and max_context_len are exact on a GPU of 2**70 bytes")
 @pytest.mark.timeout(5)  # a correct answer takes milliseconds; counting up to 2**60 never ends
 def test_capacity_exact_beyond_2_53(impl):
     gpu = 2**40 + 3
@@ -78,9 +61,7 @@ def test_capacity_exact_beyond_2_53(impl):
 HUGE_CONTEXT, HUGE_GPU = 2**53 + 1, 2**52 + 1
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("max_concurrent_requests rounds a context past 2**53 up to whole blocks exactly (a float ceiling is one block short)")
+@graded(3, 1, "max_concurrent_requests rounds a context past 2**53 up to whole blocks exactly (a float ceiling is one block short)")
 def test_request_blocks_exact_beyond_2_53(impl):
     args = (HUGE_CONTEXT, HUGE_GPU, 0, "bf16", "bf16", 2)
     want = o_max_requests(TINY, *args)
@@ -89,9 +70,7 @@ def test_request_blocks_exact_beyond_2_53(impl):
               f"max_concurrent_requests({show(TINY)}, *{args!r})")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("min_tp_size rounds a context past 2**53 up to whole blocks exactly (a float ceiling makes t = 1 fit)")
+@graded(4, 1, "min_tp_size rounds a context past 2**53 up to whole blocks exactly (a float ceiling makes t = 1 fit)")
 def test_min_tp_blocks_exact_beyond_2_53(impl):
     args = (2**21, HUGE_CONTEXT, HUGE_GPU, 0, "bf16", "bf16", 2)
     want = o_min_tp(TINY, *args)
@@ -99,9 +78,7 @@ def test_min_tp_blocks_exact_beyond_2_53(impl):
     check(impl.min_tp_size(cfg_of(impl), *args), want, f"min_tp_size({show(TINY)}, *{args!r})")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("per_gpu_weight_bytes: a vocabulary past 2**53 gives each GPU ceil(V / t) rows exactly")
+@graded(4, 1, "per_gpu_weight_bytes: a vocabulary past 2**53 gives each GPU ceil(V / t) rows exactly")
 def test_vocab_shard_exact_beyond_2_53(impl):
     f = dict(TINY, vocab_size=2**53 + 1)  # (2**53 + 1) / 2 rounds to 2**52 as a float
     want = o_weight_bytes(f, "bf16", 2)
@@ -160,33 +137,25 @@ def _check_types(impl, name):
             check_raises(lambda: fn(*call_args), param, f"{name}({shown})")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("count_lora_parameters: a rank of True, 2.0, None or '2' is a ValueError naming rank")
+@graded(1, 1, "count_lora_parameters: a rank of True, 2.0, None or '2' is a ValueError naming rank")
 def test_types_level1(impl):
     _check_types(impl, "count_lora_parameters")
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("every int and dtype parameter of level 2 rejects bool, integral floats, None and strings")
+@graded(2, 1, "every int and dtype parameter of level 2 rejects bool, integral floats, None and strings")
 @pytest.mark.parametrize("name", ["tensor_bytes", "fits_on_gpu", "model_weight_bytes"])
 def test_types_level2(impl, name):
     _check_types(impl, name)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("every int and dtype parameter of level 3 rejects bool, integral floats, None and strings")
+@graded(3, 1, "every int and dtype parameter of level 3 rejects bool, integral floats, None and strings")
 @pytest.mark.parametrize("name", ["kv_bytes_per_token", "mla_kv_bytes_per_token", "blocks_for_tokens",
                                   "max_concurrent_requests", "max_context_len"])
 def test_types_level3(impl, name):
     _check_types(impl, name)
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("every int and dtype parameter of level 4 rejects bool, integral floats, None and strings")
+@graded(4, 1, "every int and dtype parameter of level 4 rejects bool, integral floats, None and strings")
 @pytest.mark.parametrize("name", ["per_gpu_weight_bytes", "per_gpu_kv_bytes_per_token", "min_tp_size"])
 def test_types_level4(impl, name):
     _check_types(impl, name)

@@ -1,39 +1,19 @@
-"""Hidden suite of `lora-memory-math`, level 1: parameter counts.
-
-Expected figures are computed by hand in the comments beside each test, or by the oracle in
-lora_memory_math_oracle.py (loaded by conftest.py).
-"""
+"""Hidden suite of `lora-memory-math`, level 1: parameter counts."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from lora_memory_math_oracle import (
-    LLAMA2_70B,
-    LLAMA2_7B,
-    O_FIELDS,
-    TINY,
-    cfg_of,
-    check,
-    check_int,
-    check_raises,
-    configs,
-    module_names,
-    o_config_error,
-    o_lora,
-    o_lora_max_rank,
-    o_params,
-    property_settings,
-    show,
-)
+from lora_memory_math_oracle import (LLAMA2_70B, LLAMA2_7B, O_FIELDS, TINY, cfg_of, check_int, configs, module_names,
+                                     o_config_error, o_lora, o_lora_max_rank, o_params, show)
 
-PROPERTY = property_settings()  # built at import, after the derandomized profile is loaded
+from kata.checks import check, check_raises, graded, property_settings
+
+PROPERTY = property_settings(30)  # built at import, after the derandomized profile is loaded
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("published Llama-2-7B parameter count, checked by hand")
+@graded(1, 3, "published Llama-2-7B parameter count, checked by hand")
 def test_llama2_7b_parameter_count(impl):
     # embedding 32000*4096 = 131,072,000, lm_head the same (untied)
     # per layer: q,k,v,o 4 * 4096^2 = 67,108,864; gate,up,down 3 * 4096*11008 = 135,266,304;
@@ -42,9 +22,7 @@ def test_llama2_7b_parameter_count(impl):
     check_int(impl.count_parameters(cfg_of(impl, LLAMA2_7B)), 6_738_415_616, "count_parameters(Llama-2-7B)")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("published Llama-2-70B parameter count: GQA with 8 KV heads narrows k_proj and v_proj")
+@graded(1, 3, "published Llama-2-70B parameter count: GQA with 8 KV heads narrows k_proj and v_proj")
 def test_llama2_70b_parameter_count(impl):
     # kv width 8 * 128 = 1024. per layer: q,o 2 * 8192^2 = 134,217,728; k,v 2 * 8192*1024 = 16,777,216;
     # gate,up,down 3 * 8192*28672 = 704,643,072; norms 16,384 -> 855,654,400; * 80 = 68,452,352,000
@@ -52,36 +30,28 @@ def test_llama2_70b_parameter_count(impl):
     check_int(impl.count_parameters(cfg_of(impl, LLAMA2_70B)), 68_976_648_192, "count_parameters(Llama-2-70B)")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("tied embeddings: the lm_head is the embedding matrix, counted once")
+@graded(1, 2, "tied embeddings: the lm_head is the embedding matrix, counted once")
 def test_tied_embeddings_counted_once(impl):
     untied = impl.count_parameters(cfg_of(impl, LLAMA2_7B))
     tied = impl.count_parameters(cfg_of(impl, LLAMA2_7B, tie_embeddings=True))
     check(untied - tied, 32000 * 4096, "count_parameters(untied) - count_parameters(tied) on Llama-2-7B")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("gated_mlp=False: no gate_proj, two MLP matrices per layer")
+@graded(1, 2, "gated_mlp=False: no gate_proj, two MLP matrices per layer")
 def test_non_gated_mlp(impl):
     f = dict(TINY, gated_mlp=False)
     # 105,280 - 2 layers * 64*176 = 105,280 - 22,528 = 82,752
     check_int(impl.count_parameters(cfg_of(impl, f)), 82_752, f"count_parameters({show(f)})")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("multi-query attention: one KV head, k_proj and v_proj are h x head_dim")
+@graded(1, 2, "multi-query attention: one KV head, k_proj and v_proj are h x head_dim")
 def test_mqa_parameter_count(impl):
     f = dict(TINY, num_kv_heads=1)
     # k and v shrink from 64x32 to 64x16: 2 layers * 2 * 64*16 = 4,096 fewer than 105,280
     check_int(impl.count_parameters(cfg_of(impl, f)), 101_184, f"count_parameters({show(f)})")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("norms: two per layer plus the final one, all counted")
+@graded(1, 2, "norms: two per layer plus the final one, all counted")
 def test_norms_counted(impl):
     f = dict(hidden_size=2, intermediate_size=1, num_layers=3, num_heads=1, num_kv_heads=1,
              vocab_size=1, tie_embeddings=True, gated_mlp=False)
@@ -90,18 +60,14 @@ def test_norms_counted(impl):
     check_int(impl.count_parameters(cfg_of(impl, f)), 76, f"count_parameters({show(f)})")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("LoRA adds r(d + k) per adapted matrix in every layer")
+@graded(1, 2, "LoRA adds r(d + k) per adapted matrix in every layer")
 def test_lora_every_layer(impl):
     # Llama-2-7B, r=8, q and v: 32 layers * 2 * 8 * (4096 + 4096) = 4,194,304
     got = impl.count_lora_parameters(cfg_of(impl, LLAMA2_7B), 8, ["q_proj", "v_proj"])
     check_int(got, 4_194_304, "count_lora_parameters(Llama-2-7B, 8, ['q_proj', 'v_proj'])")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("LoRA on a GQA k_proj and on down_proj uses their own d x k")
+@graded(1, 2, "LoRA on a GQA k_proj and on down_proj uses their own d x k")
 def test_lora_rectangular_matrices(impl):
     # Llama-2-70B r=16: k_proj 8192x1024 -> 16*9216 = 147,456; down_proj 28672x8192 -> 16*36864 = 589,824
     # 80 layers * 737,280 = 58,982,400
@@ -109,9 +75,7 @@ def test_lora_rectangular_matrices(impl):
     check_int(got, 58_982_400, "count_lora_parameters(Llama-2-70B, 16, ('k_proj', 'down_proj'))")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("duplicate target names count once; any iterable is accepted")
+@graded(1, 1, "duplicate target names count once; any iterable is accepted")
 def test_lora_duplicates_and_iterables(impl):
     cfg = cfg_of(impl)
     expected = 1792
@@ -120,9 +84,7 @@ def test_lora_duplicates_and_iterables(impl):
         check_int(got, expected, f"count_lora_parameters(tiny, 4, {type(targets).__name__} of q_proj, k_proj)")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("rank equal to min(d, k) of the narrowest adapted matrix is allowed")
+@graded(1, 2, "rank equal to min(d, k) of the narrowest adapted matrix is allowed")
 def test_lora_rank_at_upper_bound(impl):
     # MQA: k_proj is 64 x 16, so r = 16 is the largest allowed; 2 layers * 16 * (64 + 16) = 2,560
     cfg = cfg_of(impl, num_kv_heads=1)
@@ -132,9 +94,7 @@ def test_lora_rank_at_upper_bound(impl):
     check_int(impl.count_lora_parameters(cfg1, 1, ["down_proj"]), 130, "count_lora_parameters(intermediate 1, 1, ['down_proj'])")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("rank one above the narrowest adapted matrix is rejected, naming rank")
+@graded(1, 2, "rank one above the narrowest adapted matrix is rejected, naming rank")
 def test_lora_rank_above_bound(impl):
     cfg = cfg_of(impl, num_kv_heads=1)
     check_raises(lambda: impl.count_lora_parameters(cfg, 17, ["q_proj", "k_proj"]), "rank",
@@ -144,9 +104,7 @@ def test_lora_rank_above_bound(impl):
                  "count_lora_parameters(intermediate 1, 2, ['up_proj'])")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("rank 0, negative, bool or float is rejected; rank 1 is allowed")
+@graded(1, 1, "rank 0, negative, bool or float is rejected; rank 1 is allowed")
 def test_lora_rank_lower_bound_and_types(impl):
     cfg = cfg_of(impl)
     for bad in (0, -1, True, 2.0, "2"):
@@ -155,9 +113,7 @@ def test_lora_rank_lower_bound_and_types(impl):
     check_int(impl.count_lora_parameters(cfg, 1, ["q_proj"]), 256, "count_lora_parameters(tiny, 1, ['q_proj'])")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("target_modules: empty, unknown, lm_head, bare str, non-iterable all rejected")
+@graded(1, 2, "target_modules: empty, unknown, lm_head, bare str, non-iterable all rejected")
 def test_lora_bad_targets(impl):
     cfg = cfg_of(impl)
     for bad in ([], ["q_proj", "qkv_proj"], ["lm_head"], ["embed_tokens"], "q_proj", None, 7, ["q_proj", 5], ("q_proj", None)):
@@ -165,27 +121,21 @@ def test_lora_bad_targets(impl):
                      f"count_lora_parameters(tiny, 4, {bad!r})")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("gate_proj is unknown on a model without a gated MLP")
+@graded(1, 2, "gate_proj is unknown on a model without a gated MLP")
 def test_lora_gate_proj_without_gate(impl):
     cfg = cfg_of(impl, gated_mlp=False)
     check_raises(lambda: impl.count_lora_parameters(cfg, 4, ["up_proj", "gate_proj"]), "target_modules",
                  "count_lora_parameters(tiny non-gated, 4, ['up_proj', 'gate_proj'])")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("target_modules is checked before rank")
+@graded(1, 1, "target_modules is checked before rank")
 def test_lora_targets_checked_before_rank(impl):
     cfg = cfg_of(impl)
     check_raises(lambda: impl.count_lora_parameters(cfg, 0, ["lm_head"]), "target_modules",
                  "count_lora_parameters(tiny, 0, ['lm_head'])")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("num_heads must divide hidden_size; num_kv_heads must divide num_heads")
+@graded(1, 2, "num_heads must divide hidden_size; num_kv_heads must divide num_heads")
 def test_config_divisibility(impl):
     f = dict(LLAMA2_7B, num_heads=30)
     check_raises(lambda: impl.ModelConfig(**f), "num_heads", show(f))
@@ -195,9 +145,7 @@ def test_config_divisibility(impl):
     check_raises(lambda: impl.ModelConfig(**f), "num_kv_heads", show(f))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("every int field must be >= 1, named in the message")
+@graded(1, 2, "every int field must be >= 1, named in the message")
 @pytest.mark.parametrize("field", O_FIELDS)
 def test_config_non_positive_field(impl, field):
     for bad in (0, -4):
@@ -205,9 +153,7 @@ def test_config_non_positive_field(impl, field):
         check_raises(lambda: impl.ModelConfig(**f), field, show(f))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("bool, float or str where an int is expected, and a non-bool flag, are rejected")
+@graded(1, 1, "bool, float or str where an int is expected, and a non-bool flag, are rejected")
 def test_config_wrong_types(impl):
     for field, bad in (("hidden_size", True), ("vocab_size", 100.0), ("num_layers", "2"),
                        ("tie_embeddings", 1), ("gated_mlp", None)):
@@ -215,9 +161,7 @@ def test_config_wrong_types(impl):
         check_raises(lambda: impl.ModelConfig(**f), field, show(f))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("several invalid fields: the first in declaration order is named")
+@graded(1, 1, "several invalid fields: the first in declaration order is named")
 def test_config_first_invalid_field(impl):
     f = dict(TINY, num_layers=0, vocab_size=0, num_kv_heads=3)
     check_raises(lambda: impl.ModelConfig(**f), "num_layers", show(f))
@@ -230,9 +174,7 @@ BAD_FIELDS = (("hidden_size", 0), ("intermediate_size", -1), ("num_layers", True
               ("num_kv_heads", 0), ("vocab_size", 2.0), ("tie_embeddings", 1), ("gated_mlp", None))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("two invalid fields at once: the earlier in declaration order is named (every pair)")
+@graded(1, 2, "two invalid fields at once: the earlier in declaration order is named (every pair)")
 def test_config_every_pair_of_invalid_fields(impl):
     for i, (first, bad_first) in enumerate(BAD_FIELDS):
         for second, bad_second in BAD_FIELDS[i + 1:]:
@@ -240,9 +182,7 @@ def test_config_every_pair_of_invalid_fields(impl):
             check_raises(lambda: impl.ModelConfig(**f), first, show(f))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("parameter count of random configs (GQA, MQA, tied, non-gated) equals the oracle's")
+@graded(1, 3, "parameter count of random configs (GQA, MQA, tied, non-gated) equals the oracle's")
 @PROPERTY
 @given(f=configs())
 @example(f=dict(hidden_size=1, intermediate_size=1, num_layers=1, num_heads=1, num_kv_heads=1,
@@ -253,9 +193,7 @@ def test_property_parameter_count(impl, f):
     check_int(impl.count_parameters(impl.ModelConfig(**f)), o_params(f), f"count_parameters({show(f)})")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("LoRA count and rank bound of random plans equal the oracle's")
+@graded(1, 3, "LoRA count and rank bound of random plans equal the oracle's")
 @PROPERTY
 @given(data=st.data(), f=configs())
 def test_property_lora_count(impl, data, f):
@@ -270,9 +208,7 @@ def test_property_lora_count(impl, data, f):
         check_int(impl.count_lora_parameters(cfg, rank, targets), o_lora(f, rank, targets), call)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("random, possibly invalid configs: valid ones construct, invalid ones name the first bad field")
+@graded(1, 2, "random, possibly invalid configs: valid ones construct, invalid ones name the first bad field")
 @PROPERTY
 @given(vals=st.tuples(*[st.integers(-1, 6) for _ in O_FIELDS]))
 @example(vals=(6, 1, 1, 4, 2, 1))  # 4 does not divide 6
@@ -286,9 +222,7 @@ def test_property_config_validation(impl, vals):
         check_raises(lambda: impl.ModelConfig(**f), expected, show(f))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("counts far beyond 2**53 stay exact")
+@graded(1, 2, "counts far beyond 2**53 stay exact")
 def test_huge_parameter_count(impl):
     f = dict(hidden_size=100_000_001, intermediate_size=300_000_007, num_layers=7, num_heads=1,
              num_kv_heads=1, vocab_size=1_000_000_007)

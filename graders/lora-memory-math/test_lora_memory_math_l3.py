@@ -1,66 +1,40 @@
-"""Hidden suite of `lora-memory-math`, level 3: inference memory.
-
-Expected figures are computed by hand in the comments beside each test, or by the oracle in
-lora_memory_math_oracle.py (loaded by conftest.py).
-"""
+"""Hidden suite of `lora-memory-math`, level 3: inference memory."""
 
 from __future__ import annotations
 
-import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lora_memory_math_oracle import (
-    KV_DTYPES,
-    LLAMA2_70B,
-    LLAMA2_7B,
-    WEIGHT_DTYPES,
-    cfg_of,
-    check_int,
-    check_raises,
-    configs,
-    o_kv_per_token,
-    o_max_context,
-    o_max_requests,
-    o_weight_bytes,
-    property_settings,
-    show,
-)
+from lora_memory_math_oracle import (KV_DTYPES, LLAMA2_70B, LLAMA2_7B, WEIGHT_DTYPES, cfg_of, check_int, configs,
+                                     o_kv_per_token, o_max_context, o_max_requests, o_weight_bytes, show)
 
-from kata.checks import baseline
+from kata.checks import check_raises, compare_speed, graded, load_reference, property_settings
 
-PROPERTY = property_settings()  # built at import, after the derandomized profile is loaded
+PROPERTY = property_settings(30)  # built at import, after the derandomized profile is loaded
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("published: Llama-2-7B caches 512 KiB per token in bf16")
+@graded(3, 3, "published: Llama-2-7B caches 512 KiB per token in bf16")
 def test_kv_llama2_7b(impl):
     # 2 (K, V) * 32 layers * 32 heads * 128 dims * 2 bytes = 524,288 = 512 * 1024
     check_int(impl.kv_bytes_per_token(cfg_of(impl, LLAMA2_7B)), 512 * 1024, "kv_bytes_per_token(Llama-2-7B)")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("published: Llama-2-70B with 8 KV heads caches 320 KiB per token in bf16")
+@graded(3, 3, "published: Llama-2-70B with 8 KV heads caches 320 KiB per token in bf16")
 def test_kv_llama2_70b(impl):
     # 2 * 80 layers * 8 kv heads * 128 dims * 2 bytes = 327,680 = 320 * 1024 (64 heads would be 2.5 MiB)
     check_int(impl.kv_bytes_per_token(cfg_of(impl, LLAMA2_70B)), 320 * 1024, "kv_bytes_per_token(Llama-2-70B)")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("multi-query attention: one KV head")
+@graded(3, 2, "multi-query attention: one KV head")
 def test_kv_mqa(impl):
     # 2 * 32 layers * 1 head * 128 * 2 = 16,384
     check_int(impl.kv_bytes_per_token(cfg_of(impl, LLAMA2_7B, num_kv_heads=1)), 16_384,
               "kv_bytes_per_token(Llama-2-7B with num_kv_heads=1)")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("KV dtypes: fp32 4, fp16 2, fp8 and int8 1 byte; nf4 and unknown names rejected")
+@graded(3, 1, "KV dtypes: fp32 4, fp16 2, fp8 and int8 1 byte; nf4 and unknown names rejected")
 def test_kv_dtypes(impl):
     cfg = cfg_of(impl, LLAMA2_7B)
     for dtype, expected in (("fp32", 1_048_576), ("fp16", 524_288), ("fp8", 262_144), ("int8", 262_144)):
@@ -69,18 +43,14 @@ def test_kv_dtypes(impl):
         check_raises(lambda: impl.kv_bytes_per_token(cfg, bad), "kv_dtype", f"kv_bytes_per_token(Llama-2-7B, {bad!r})")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("MLA caches a latent plus a rotary key per layer, no factor of 2; rotary part may be 0")
+@graded(3, 2, "MLA caches a latent plus a rotary key per layer, no factor of 2; rotary part may be 0")
 def test_mla(impl):
     # 61 * (512 + 64) * 2 = 70,272; 27 * (512 + 64) * 1 = 15,552; 2 * (3 + 0) * 4 = 24
     for args, expected in (((61, 512, 64), 70_272), ((27, 512, 64, "fp8"), 15_552), ((2, 3, 0, "fp32"), 24)):
         check_int(impl.mla_kv_bytes_per_token(*args), expected, f"mla_kv_bytes_per_token{args!r}")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("MLA lower bounds are valid: one layer, a latent of one element")
+@graded(3, 1, "MLA lower bounds are valid: one layer, a latent of one element")
 def test_mla_lower_bounds(impl):
     # 1 * (512 + 64) * 2 = 1,152; 61 * (1 + 64) * 2 = 7,930; 1 * (1 + 0) * 2 = 2
     for args, expected in (((1, 512, 64), 1_152), ((61, 1, 64), 7_930), ((1, 1, 0), 2)):
@@ -92,9 +62,7 @@ def test_mla_lower_bounds(impl):
         check_int(got, expected, f"mla_kv_bytes_per_token{args!r}")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("MLA rejects no layers, an empty latent, a negative rotary part and bad dtypes")
+@graded(3, 1, "MLA rejects no layers, an empty latent, a negative rotary part and bad dtypes")
 def test_mla_invalid(impl):
     for args, name in (((0, 512, 64), "num_layers"), ((61, 0, 64), "kv_lora_rank"),
                        ((61, 512, -1), "rope_head_dim"), ((61, 512, 64, "nf4"), "kv_dtype"),
@@ -102,27 +70,21 @@ def test_mla_invalid(impl):
         check_raises(lambda: impl.mla_kv_bytes_per_token(*args), name, f"mla_kv_bytes_per_token{args!r}")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("blocks per request round up; 0 tokens need 0 blocks; block_size 1")
+@graded(3, 2, "blocks per request round up; 0 tokens need 0 blocks; block_size 1")
 def test_blocks_for_tokens(impl):
     for args, expected in (((0, 16), 0), ((1, 16), 1), ((16, 16), 1), ((17, 16), 2), ((4096, 16), 256),
                            ((4097, 16), 257), ((5, 1), 5), ((2**60 + 1, 2**4), 2**56 + 1)):
         check_int(impl.blocks_for_tokens(*args), expected, f"blocks_for_tokens{args!r}")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("blocks_for_tokens rejects negative tokens and block_size < 1")
+@graded(3, 1, "blocks_for_tokens rejects negative tokens and block_size < 1")
 def test_blocks_invalid(impl):
     for args, name in (((-1, 16), "num_tokens"), ((10, 0), "block_size"), ((10, 16.0), "block_size"),
                        ((-1, 0), "num_tokens")):
         check_raises(lambda: impl.blocks_for_tokens(*args), name, f"blocks_for_tokens{args!r}")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("Llama-2-7B on 80 GiB with 4 GiB reserve: whole blocks, a partial block costs a whole one")
+@graded(3, 3, "Llama-2-7B on 80 GiB with 4 GiB reserve: whole blocks, a partial block costs a whole one")
 def test_max_concurrent_llama2_7b(impl):
     cfg = cfg_of(impl, LLAMA2_7B)
     # free = 76 * 2**30 - 13,476,831,232 = 68,127,547,392; block 16 * 524,288 = 8,388,608 -> 8,121 blocks
@@ -132,9 +94,7 @@ def test_max_concurrent_llama2_7b(impl):
                   f"max_concurrent_requests(Llama-2-7B, {ctx}, 80, 4)")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a pool exactly the size of the requests' blocks fits them (equality fits)")
+@graded(3, 2, "a pool exactly the size of the requests' blocks fits them (equality fits)")
 def test_capacity_equality(impl):
     # h=4, 1 layer, 1 head, V=1, tied, non-gated, i=4: params 4*16 + 2*16 + 3*4 + 4 = 112 -> bf16 224 bytes
     # KV per token 2 * 1 * 1 * 4 * 2 = 16 bytes; block_size 16 -> 256-byte blocks
@@ -148,9 +108,7 @@ def test_capacity_equality(impl):
     check_int(impl.max_context_len(cfg, 1_398_102, 1), 32, f"max_context_len({show(f)}, 1398102, 1)")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("weights plus reserve larger than the GPU: 0 requests and 0 tokens, not negative")
+@graded(3, 2, "weights plus reserve larger than the GPU: 0 requests and 0 tokens, not negative")
 def test_capacity_zero_when_weights_do_not_fit(impl):
     cfg = cfg_of(impl, LLAMA2_70B)
     check_int(impl.max_concurrent_requests(cfg, 1, 80), 0, "max_concurrent_requests(Llama-2-70B, 1, 80)")
@@ -159,9 +117,7 @@ def test_capacity_zero_when_weights_do_not_fit(impl):
     check_int(impl.max_concurrent_requests(small, 1, 4, 4), 0, "max_concurrent_requests(tiny, 1, 4, reserve_gib=4)")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("max_context_len is a whole number of blocks; 0 when not one block per request")
+@graded(3, 2, "max_context_len is a whole number of blocks; 0 when not one block per request")
 def test_max_context_len(impl):
     cfg = cfg_of(impl, LLAMA2_7B)
     # 8,121 blocks (see above): 1 request -> 129,936 tokens; 31 -> 261 blocks = 4,176; 8,121 -> 16; 8,122 -> 0
@@ -172,9 +128,7 @@ def test_max_context_len(impl):
               "max_context_len(Llama-2-7B, 3, 80, 4, block_size=1)")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("capacity with quantized weights and an fp8 cache")
+@graded(3, 2, "capacity with quantized weights and an fp8 cache")
 def test_capacity_quantized(impl):
     f = LLAMA2_70B
     cfg = cfg_of(impl, f)
@@ -186,9 +140,7 @@ def test_capacity_quantized(impl):
               "max_context_len(Llama-2-70B, 10, 48, 2, 'nf4', 'fp16', 64)")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("capacity functions validate every argument in signature order")
+@graded(3, 1, "capacity functions validate every argument in signature order")
 def test_capacity_invalid(impl):
     cfg = cfg_of(impl)
     for fn in (impl.max_concurrent_requests, impl.max_context_len):
@@ -200,9 +152,7 @@ def test_capacity_invalid(impl):
             check_raises(lambda: fn(cfg, *args), name, f"{fn.__name__}(tiny, *{args!r})")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("capacities far beyond 2**53 bytes stay exact")
+@graded(3, 2, "capacities far beyond 2**53 bytes stay exact")
 def test_capacity_beyond_2_53(impl):
     # a model of about 6.2e15 parameters (1.2e16 bytes in bf16) caching about 1.3 GB per token,
     # on a GPU of about 2**60 bytes: every byte figure is far beyond 2**53, the answers are modest
@@ -219,9 +169,7 @@ def test_capacity_beyond_2_53(impl):
                   f"max_context_len({show(f)}, *{args!r})")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("capacities of random models, GPUs and block sizes equal the oracle's search")
+@graded(3, 3, "capacities of random models, GPUs and block sizes equal the oracle's search")
 @PROPERTY
 @given(data=st.data(), f=configs())
 def test_property_capacity(impl, data, f):
@@ -245,9 +193,7 @@ def test_property_capacity(impl, data, f):
               f"max_context_len({show(f)}, {n}, *{args!r})")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("more context never admits more requests; more requests never get longer contexts")
+@graded(3, 2, "more context never admits more requests; more requests never get longer contexts")
 @PROPERTY
 @given(f=configs(), c1=st.integers(1, 10**5), c2=st.integers(1, 10**5), bs=st.integers(1, 32))
 def test_property_capacity_monotonic(impl, f, c1, c2, bs):
@@ -265,33 +211,22 @@ def test_property_capacity_monotonic(impl, f, c1, c2, bs):
         assert got >= lo, f"Called max_concurrent_requests({show(f)}, {x}, 1, block_size={bs}). Returned {got}, expected at least {lo}."
 
 
+SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "lora-memory-math.py"
+REPEATS = 50
+
+
 def _reference():
     """The reference solution, loaded under its own module name; None where it is not shipped."""
-    from pathlib import Path
-
-    from kata.pytest_plugin import ImplLoadError, load_impl
-
-    path = Path(__file__).resolve().parents[2] / "solutions" / "lora-memory-math.py"
-    try:
-        return load_impl(path, "lora_memory_math_reference")
-    except ImplLoadError:
-        return None
+    return load_reference(SOLUTION, "lora_memory_math_reference") if SOLUTION.is_file() else None
 
 
-def _best_time(fn, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        for _ in range(repeats):
-            fn()
-        best = min(best, time.process_time() - start)
-    return best
+def _repeated(fn, cfg, args):
+    """REPEATS calls of fn(cfg, *args), as one timed run."""
+    return lambda: [fn(cfg, *args) for _ in range(REPEATS)]
 
 
 @pytest.mark.complexity
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("capacity is arithmetic, not a search over tokens or requests (timed against the reference)")
+@graded(3, 2, "capacity is arithmetic, not a search over tokens or requests (timed against the reference)")
 def test_capacity_complexity(impl):
     # a 2-layer model caching 2 KiB per token: 1 GiB holds about half a million tokens; a search
     # over tokens or requests takes that many steps per call, arithmetic a handful
@@ -304,35 +239,20 @@ def test_capacity_complexity(impl):
         ("max_concurrent_requests", (16, 1, 0, "bf16", "bf16", 16)),
     ]
     imp_cfg = impl.ModelConfig(**f)
-    repeats = 50
     for name, args in calls:
         imp_fn = getattr(impl, name)
         oracle = o_max_context if name == "max_context_len" else o_max_requests
         # fast and wrong earns nothing: the answer first, then the time
         check_int(imp_fn(imp_cfg, *args), oracle(f, *args), f"{name}(cfg, *{args!r})")
 
-        def measure():
+        def reference_run(name=name, args=args, oracle=oracle):
             reference = _reference()
             if reference is not None:
-                ref_cfg = reference.ModelConfig(**f)
-                ref_fn = getattr(reference, name)
-                return _best_time(lambda: ref_fn(ref_cfg, *args), repeats)
+                return _repeated(getattr(reference, name), reference.ModelConfig(**f), args)
             # the oracle's binary search is slower than the reference: a looser, still-sharp budget
-            return _best_time(lambda: oracle(f, *args), repeats)
-        ref_time = baseline(f"{name}{args!r}", measure)
-        for attempt in range(2):  # a failure is measured twice, so one noisy moment fails nobody
-            # 10x the reference, plus 50 ms so that timer noise on a busy machine never fails a fast solution
-            budget = 10 * ref_time + 0.05
-            start = time.process_time()
-            for _ in range(repeats):
-                imp_fn(imp_cfg, *args)
-                if time.process_time() - start > budget:
-                    break  # clearly lost: stop early, so a slow solution costs seconds, not minutes
-            took = time.process_time() - start
-            if took <= budget:
-                break
-        assert took <= budget, (
-            f"Called {name}(cfg, *{args!r}) {repeats} times. Took over {took:.3f} s, expected at most "
-            f"{budget:.3f} s (10x the reference's {ref_time:.4f} s, plus 0.05 s): compute the capacity, "
-            "do not search it."
-        )
+            return _repeated(oracle, f, args)
+        # 10x the reference's best of three, plus 50 ms so that timer noise on a busy machine never
+        # fails a fast solution; a failure is measured twice, so one noisy moment fails nobody
+        compare_speed(f"{name}(cfg, *{args!r}) {REPEATS} times", _repeated(imp_fn, imp_cfg, args),
+                      lambda run: run(), ref_setup=reference_run, floor=0.0, slack=0.05, runs=3, confirm=True,
+                      hint="compute the capacity, do not search it")

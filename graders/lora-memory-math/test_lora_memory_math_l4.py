@@ -1,42 +1,19 @@
-"""Hidden suite of `lora-memory-math`, level 4: tensor parallelism.
-
-Expected figures are computed by hand in the comments beside each test, or by the oracle in
-lora_memory_math_oracle.py (loaded by conftest.py).
-"""
+"""Hidden suite of `lora-memory-math`, level 4: tensor parallelism."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from lora_memory_math_oracle import (
-    GIB,
-    KV_DTYPES,
-    LLAMA2_70B,
-    LLAMA2_7B,
-    TINY,
-    WEIGHT_DTYPES,
-    cfg_of,
-    check,
-    check_int,
-    check_raises,
-    o_kv_per_token,
-    o_min_tp,
-    o_tp_valid,
-    o_weight_bytes,
-    property_settings,
-    show,
-    tp_configs,
-)
+from lora_memory_math_oracle import (GIB, KV_DTYPES, LLAMA2_70B, LLAMA2_7B, TINY, WEIGHT_DTYPES, cfg_of, check_int,
+                                     o_kv_per_token, o_min_tp, o_tp_valid, o_weight_bytes, show, tp_configs)
 
+from kata.checks import check, check_raises, graded, property_settings
 from kata.strict import same
 
-PROPERTY = property_settings()  # built at import, after the derandomized profile is loaded
+PROPERTY = property_settings(30)  # built at import, after the derandomized profile is loaded
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("tp_size 1 equals the single-GPU figures in every dtype")
+@graded(4, 2, "tp_size 1 equals the single-GPU figures in every dtype")
 def test_tp1_matches_single_gpu(impl):
     for f in (LLAMA2_7B, LLAMA2_70B, dict(TINY, tie_embeddings=True)):
         cfg = impl.ModelConfig(**f)
@@ -47,9 +24,7 @@ def test_tp1_matches_single_gpu(impl):
                   f"per_gpu_kv_bytes_per_token({show(f)}, 1)")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("Llama-2-70B with t=8: every matrix and the vocabulary split eight ways, norms whole (by hand)")
+@graded(4, 3, "Llama-2-70B with t=8: every matrix and the vocabulary split eight ways, norms whole (by hand)")
 def test_llama2_70b_tp8(impl):
     # per layer per GPU: q,o 2 * 8192*1024 = 16,777,216; k,v one head 2 * 8192*128 = 2,097,152;
     # gate,up,down 3 * 8192*3584 = 88,080,384 -> 106,954,752; * 80 = 8,556,380,160
@@ -61,9 +36,7 @@ def test_llama2_70b_tp8(impl):
     check_int(impl.per_gpu_kv_bytes_per_token(cfg, 8), 40_960, "per_gpu_kv_bytes_per_token(Llama-2-70B, 8)")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("t larger than the KV heads: each GPU keeps one replicated head")
+@graded(4, 3, "t larger than the KV heads: each GPU keeps one replicated head")
 def test_tp_beyond_kv_heads(impl):
     cfg = cfg_of(impl, LLAMA2_70B)
     for t in (16, 32, 64):
@@ -75,9 +48,7 @@ def test_tp_beyond_kv_heads(impl):
     check_int(impl.per_gpu_weight_bytes(cfg, 16), 8_792_326_144, "per_gpu_weight_bytes(Llama-2-70B, 16)")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("MQA (one KV head) on 8 GPUs: the head is replicated everywhere")
+@graded(4, 2, "MQA (one KV head) on 8 GPUs: the head is replicated everywhere")
 def test_tp_mqa(impl):
     f = dict(LLAMA2_7B, num_kv_heads=1)
     cfg = impl.ModelConfig(**f)
@@ -85,9 +56,7 @@ def test_tp_mqa(impl):
     check_int(impl.per_gpu_weight_bytes(cfg, 8), o_weight_bytes(f, "bf16", 8), "per_gpu_weight_bytes(Llama-2-7B MQA, 8)")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("a vocabulary not divisible by t: each GPU holds ceil(V / t) rows")
+@graded(4, 2, "a vocabulary not divisible by t: each GPU holds ceil(V / t) rows")
 def test_tp_vocab_rounds_up(impl):
     # h=4, i=2, 1 layer, 2 heads, 2 kv heads, V=5, tied, non-gated, t=2:
     # q,o 2 * 4*2 = 16; k,v 2 * 4*2 = 16; up, down 2 * 4*1 = 8 -> 40; vocab ceil(5/2)=3 rows * 4 = 12;
@@ -99,9 +68,7 @@ def test_tp_vocab_rounds_up(impl):
     check_int(impl.per_gpu_weight_bytes(impl.ModelConfig(**f2), 2), 152, f"per_gpu_weight_bytes({show(f2)}, 2)")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("norms are replicated on every GPU, not split")
+@graded(4, 2, "norms are replicated on every GPU, not split")
 def test_tp_norms_replicated(impl):
     # h=8, i=4, 3 layers, 4 heads, 4 kv heads, V=4, tied, gated, t=4: per layer q,k,v,o 4 * 8*2 = 64,
     # gate,up,down 3 * 8*1 = 24 -> 88 * 3 = 264; vocab 1 row * 8 = 8; norms 7 * 8 = 56 -> 328 -> 656 bytes
@@ -110,9 +77,7 @@ def test_tp_norms_replicated(impl):
     check_int(impl.per_gpu_weight_bytes(impl.ModelConfig(**f), 4), 656, f"per_gpu_weight_bytes({show(f)}, 4)")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("quantized shards: each GPU's shard is its own tensor with its own partial blocks")
+@graded(4, 2, "quantized shards: each GPU's shard is its own tensor with its own partial blocks")
 def test_tp_quantized_shards(impl):
     # Llama-2-70B nf4, t=8: the oracle quantizes every shard of every layer separately
     cfg = cfg_of(impl, LLAMA2_70B)
@@ -126,9 +91,7 @@ def test_tp_quantized_shards(impl):
     check_int(impl.per_gpu_weight_bytes(impl.ModelConfig(**f), 2, "nf4"), 46, f"per_gpu_weight_bytes({show(f)}, 2, 'nf4')")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("invalid tp_size: must divide heads and the MLP, and match the KV heads either way")
+@graded(4, 2, "invalid tp_size: must divide heads and the MLP, and match the KV heads either way")
 def test_tp_invalid(impl):
     f = dict(hidden_size=48, intermediate_size=36, num_layers=1, num_heads=12, num_kv_heads=4, vocab_size=10)
     cfg = impl.ModelConfig(**f)
@@ -147,9 +110,7 @@ def test_tp_invalid(impl):
                  f"per_gpu_kv_bytes_per_token({show(f)}, 2, 'nf4')")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("min_tp_size on Llama-2-70B: smallest t whose GPUs hold weights, reserve and the batch's blocks")
+@graded(4, 3, "min_tp_size on Llama-2-70B: smallest t whose GPUs hold weights, reserve and the batch's blocks")
 def test_min_tp_llama2_70b(impl):
     cfg = cfg_of(impl, LLAMA2_70B)
     # t=2: free 76 GiB - 68,977,967,104 = 12,626,411,520 / (16 * 163,840) -> 4,816 blocks >= 16 * 256
@@ -158,9 +119,7 @@ def test_min_tp_llama2_70b(impl):
         check(impl.min_tp_size(cfg, *args), expected, f"min_tp_size(Llama-2-70B, *{args!r})")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("min_tp_size: t need not be a power of two (t=3 on a 12-head model)")
+@graded(4, 3, "min_tp_size: t need not be a power of two (t=3 on a 12-head model)")
 def test_min_tp_non_power_of_two(impl):
     # h=3072 (12 heads of 256), 12 KV heads, i=8448, 24 layers, V=50001
     f = dict(hidden_size=3072, intermediate_size=8448, num_layers=24, num_heads=12, num_kv_heads=12,
@@ -173,9 +132,7 @@ def test_min_tp_non_power_of_two(impl):
     check(impl.min_tp_size(cfg, 8, 8192, 8), 3, f"min_tp_size({show(f)}, 8, 8192, 8)")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("min_tp_size skips invalid sizes (e.g. t=3 with 4 KV heads) and returns None when nothing fits")
+@graded(4, 2, "min_tp_size skips invalid sizes (e.g. t=3 with 4 KV heads) and returns None when nothing fits")
 def test_min_tp_skips_invalid_and_none(impl):
     f = dict(hidden_size=3072, intermediate_size=8448, num_layers=24, num_heads=12, num_kv_heads=4,
              vocab_size=50_001)
@@ -188,9 +145,7 @@ def test_min_tp_skips_invalid_and_none(impl):
           "min_tp_size(Llama-2-70B, 10**6, 4096, 80, 4)")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("min_tp_size: equality fits; one more block does not")
+@graded(4, 2, "min_tp_size: equality fits; one more block does not")
 def test_min_tp_equality(impl):
     # the capacity-equality model of level 3 with two heads: at t=1 the pool has exactly N blocks
     f = dict(hidden_size=4, intermediate_size=4, num_layers=1, num_heads=2, num_kv_heads=2,
@@ -201,9 +156,7 @@ def test_min_tp_equality(impl):
     check(impl.min_tp_size(cfg, pool + 1, 16, 1), 2, f"min_tp_size({show(f)}, {pool + 1}, 16, 1)")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("min_tp_size validates batch_size, context_len, then the capacity arguments")
+@graded(4, 1, "min_tp_size validates batch_size, context_len, then the capacity arguments")
 def test_min_tp_invalid(impl):
     cfg = cfg_of(impl)
     for args, name in (((0, 1, 24), "batch_size"), ((1, 0, 24), "context_len"), ((1, 1, 0), "gpu_gib"),
@@ -213,9 +166,7 @@ def test_min_tp_invalid(impl):
         check_raises(lambda: impl.min_tp_size(cfg, *args), name, f"min_tp_size(tiny, *{args!r})")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("per-GPU weights and KV of random models and sizes equal the oracle's; invalid sizes rejected")
+@graded(4, 3, "per-GPU weights and KV of random models and sizes equal the oracle's; invalid sizes rejected")
 @PROPERTY
 @given(f=tp_configs(), t=st.integers(1, 16), dtype=st.sampled_from(WEIGHT_DTYPES), kd=st.sampled_from(KV_DTYPES))
 @example(f=dict(hidden_size=8, intermediate_size=12, num_layers=1, num_heads=4, num_kv_heads=2,
@@ -231,9 +182,7 @@ def test_property_per_gpu(impl, f, t, dtype, kd):
               f"per_gpu_kv_bytes_per_token({show(f)}, {t}, {kd!r})")
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("min_tp_size of random models and batches equals a brute-force search; monotonic in batch and context")
+@graded(4, 3, "min_tp_size of random models and batches equals a brute-force search; monotonic in batch and context")
 @PROPERTY
 @given(data=st.data(), f=tp_configs())
 def test_property_min_tp(impl, data, f):

@@ -1,4 +1,5 @@
-"""Helpers for the lru-kv-cache hidden suite: a slow, obviously-correct model and thread tools.
+"""Helpers for the lru-kv-cache hidden suite: a slow, obviously-correct model, thread tools, and a
+filled cache and its snapshot for the level files.
 
 `ModelCache` keeps its entries in a plain Python list, MRU first, and recomputes everything by
 scanning it: no linked list, no running totals. It is written from PROMPT.md alone, so that the
@@ -221,3 +222,15 @@ def run_threads(targets, timeout: float = 10.0) -> list[BaseException]:
             "a deadlock, a lost wake-up or a corrupted linked list"
         )
     return errors
+
+
+def filled(impl, capacity, *entries):
+    """A cache with `entries` ((key, blocks), ...) put in order, so the last one is MRU."""
+    cache = impl.KVBlockCache(capacity)
+    for key, blocks in entries:
+        cache.put(key, blocks)
+    return cache
+
+
+def snapshot(cache):
+    return {"keys": cache.keys(), "used": cache.used_blocks, "len": len(cache), "stats": cache.stats()}

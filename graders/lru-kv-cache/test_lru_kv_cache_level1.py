@@ -1,28 +1,16 @@
 """Hidden suite, level 1: the LRU core (capacity in blocks, recency, eviction, validation, stats)."""
 
 import pytest
+from lru_kv_cache_model import filled, snapshot
 
+from kata.checks import graded
 from kata.strict import same
-
-
-def _cache(impl, capacity, *entries):
-    """A cache with `entries` ((key, blocks), ...) put in order, so the last one is MRU."""
-    cache = impl.KVBlockCache(capacity)
-    for key, blocks in entries:
-        cache.put(key, blocks)
-    return cache
-
-
-def _snapshot(cache):
-    return {"keys": cache.keys(), "used": cache.used_blocks, "len": len(cache), "stats": cache.stats()}
 
 
 # --- constructor ---------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a new cache is empty, with zero statistics, and reports its capacity")
+@graded(1, 2, "a new cache is empty, with zero statistics, and reports its capacity")
 def test_new_cache_is_empty(impl):
     cache = impl.KVBlockCache(5)
     got = (len(cache), cache.used_blocks, cache.keys(), cache.stats(), cache.capacity)
@@ -33,12 +21,10 @@ def test_new_cache_is_empty(impl):
     )
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("capacity and used_blocks are read-only: assigning either raises AttributeError and changes nothing")
+@graded(1, 2, "capacity and used_blocks are read-only: assigning either raises AttributeError and changes nothing")
 @pytest.mark.parametrize("name", ["capacity", "used_blocks"])
 def test_read_only_properties(impl, name):
-    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]))
+    cache = filled(impl, 4, ("a", [0, 1]), ("b", [2]))
     try:
         setattr(cache, name, 100)
     except AttributeError:
@@ -54,42 +40,32 @@ def test_read_only_properties(impl, name):
     )
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("capacity 0 raises ValueError naming capacity")
+@graded(1, 1, "capacity 0 raises ValueError naming capacity")
 def test_capacity_zero_rejected(impl):
     with pytest.raises(ValueError, match="capacity"):
         impl.KVBlockCache(0)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a negative capacity raises ValueError naming capacity")
+@graded(1, 1, "a negative capacity raises ValueError naming capacity")
 def test_capacity_negative_rejected(impl):
     with pytest.raises(ValueError, match="capacity"):
         impl.KVBlockCache(-3)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("capacity True (a bool) raises ValueError, though bool is an int subclass")
+@graded(1, 1, "capacity True (a bool) raises ValueError, though bool is an int subclass")
 def test_capacity_bool_rejected(impl):
     with pytest.raises(ValueError, match="capacity"):
         impl.KVBlockCache(True)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("capacity of another type (4.0, '4', None) raises ValueError")
+@graded(1, 1, "capacity of another type (4.0, '4', None) raises ValueError")
 @pytest.mark.parametrize("bad", [4.0, "4", None], ids=["float", "str", "None"])
 def test_capacity_non_int_rejected(impl, bad):
     with pytest.raises(ValueError, match="capacity"):
         impl.KVBlockCache(bad)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("capacity 1, the smallest, holds one 1-block entry")
+@graded(1, 1, "capacity 1, the smallest, holds one 1-block entry")
 def test_capacity_one(impl):
     cache = impl.KVBlockCache(1)
     first = cache.put("a", [0])
@@ -103,11 +79,9 @@ def test_capacity_one(impl):
 # --- get and put ---------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("get returns the stored block ids on a hit and None on a miss")
+@graded(1, 1, "get returns the stored block ids on a hit and None on a miss")
 def test_get_hit_and_miss(impl):
-    cache = _cache(impl, 8, ("a", [3, 1, 2]))
+    cache = filled(impl, 8, ("a", [3, 1, 2]))
     hit, miss = cache.get("a"), cache.get("b")
     assert same((hit, miss), ([3, 1, 2], None)), (
         f"Called get('a') then get('b') after put('a', [3, 1, 2]). Returned {hit!r} and {miss!r}, "
@@ -115,11 +89,9 @@ def test_get_hit_and_miss(impl):
     )
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("a get hit makes the entry MRU, so the next eviction takes another entry")
+@graded(1, 3, "a get hit makes the entry MRU, so the next eviction takes another entry")
 def test_get_makes_entry_mru(impl):
-    cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
+    cache = filled(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
     cache.get("a")
     evicted = cache.put("d", [3])
     assert same(evicted, ["b"]), (
@@ -129,20 +101,16 @@ def test_get_makes_entry_mru(impl):
     assert same(cache.keys(), ["d", "a", "c"]), f"Called keys(). Returned {cache.keys()!r}, expected ['d', 'a', 'c']."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a get miss changes no recency")
+@graded(1, 1, "a get miss changes no recency")
 def test_get_miss_changes_nothing(impl):
-    cache = _cache(impl, 4, ("a", [0]), ("b", [1]))
+    cache = filled(impl, 4, ("a", [0]), ("b", [1]))
     cache.get("zzz")
     assert same(cache.keys(), ["b", "a"]), f"Called get('zzz') (a miss), then keys(). Returned {cache.keys()!r}, expected ['b', 'a']."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("an entry that makes the cache exactly full evicts nothing (<=, not <)")
+@graded(1, 3, "an entry that makes the cache exactly full evicts nothing (<=, not <)")
 def test_exactly_full_evicts_nothing(impl):
-    cache = _cache(impl, 5, ("a", [0, 1]), ("b", [2]))
+    cache = filled(impl, 5, ("a", [0, 1]), ("b", [2]))
     evicted = cache.put("c", [3, 4])
     assert same(evicted, []), f"Called put('c', [3, 4]) with 3 of 5 blocks used. Returned {evicted!r}, expected []."
     assert cache.used_blocks == 5 and len(cache) == 3, (
@@ -150,21 +118,17 @@ def test_exactly_full_evicts_nothing(impl):
     )
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("one block over capacity evicts the LRU entry")
+@graded(1, 2, "one block over capacity evicts the LRU entry")
 def test_one_over_evicts_lru(impl):
-    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2, 3]))
+    cache = filled(impl, 4, ("a", [0, 1]), ("b", [2, 3]))
     evicted = cache.put("c", [4])
     assert same(evicted, ["a"]), f"Called put('c', [4]) on a full cache (a least recent). Returned {evicted!r}, expected ['a']."
     assert same(cache.used_blocks, 3), f"used_blocks is {cache.used_blocks}, expected 3."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("several evictions are returned in eviction order, LRU first")
+@graded(1, 2, "several evictions are returned in eviction order, LRU first")
 def test_evicts_several_in_lru_order(impl):
-    cache = _cache(impl, 4, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]))
+    cache = filled(impl, 4, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]))
     cache.get("a")  # order now a, d, c, b (MRU first)
     evicted = cache.put("e", [4, 5, 6])
     assert same(evicted, ["b", "c", "d"]), (
@@ -173,11 +137,9 @@ def test_evicts_several_in_lru_order(impl):
     )
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("eviction stops as soon as used_blocks <= capacity: no extra victim")
+@graded(1, 2, "eviction stops as soon as used_blocks <= capacity: no extra victim")
 def test_evicts_only_as_many_as_needed(impl):
-    cache = _cache(impl, 6, ("a", [0, 1]), ("b", [2]), ("c", [3]), ("d", [4, 5]))
+    cache = filled(impl, 6, ("a", [0, 1]), ("b", [2]), ("c", [3]), ("d", [4, 5]))
     evicted = cache.put("e", [6, 7, 8])
     assert same(evicted, ["a", "b"]), (
         f"Called put('e', 3 blocks) on a full 6-block cache (a:2, b:1, c:1, d:2, a least recent). "
@@ -185,37 +147,31 @@ def test_evicts_only_as_many_as_needed(impl):
     )
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("an entry exactly as large as the capacity is accepted and evicts every other entry")
+@graded(1, 2, "an entry exactly as large as the capacity is accepted and evicts every other entry")
 def test_entry_equal_to_capacity(impl):
-    cache = _cache(impl, 3, ("a", [0]), ("b", [1]))
+    cache = filled(impl, 3, ("a", [0]), ("b", [1]))
     evicted = cache.put("c", [2, 3, 4])
     assert same(evicted, ["a", "b"]), f"Called put('c', 3 blocks) on a 3-block cache. Returned {evicted!r}, expected ['a', 'b']."
     assert same(cache.keys(), ["c"]), f"Called keys(). Returned {cache.keys()!r}, expected ['c']."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("an entry larger than the capacity raises ValueError and leaves the cache unchanged")
+@graded(1, 3, "an entry larger than the capacity raises ValueError and leaves the cache unchanged")
 def test_entry_larger_than_capacity_rejected(impl):
-    cache = _cache(impl, 3, ("a", [0]), ("b", [1]))
+    cache = filled(impl, 3, ("a", [0]), ("b", [1]))
     cache.get("zzz")
-    before = _snapshot(cache)
+    before = snapshot(cache)
     with pytest.raises(ValueError, match="blocks"):
         cache.put("c", [2, 3, 4, 5])
-    after = _snapshot(cache)
+    after = snapshot(cache)
     assert same(after, before), f"Called put('c', 4 blocks) on a 3-block cache (it raised). State became {after!r}, expected {before!r}."
 
 
 # --- replacing ------------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("replacing an entry releases its old blocks, stores the new ones and makes it MRU")
+@graded(1, 2, "replacing an entry releases its old blocks, stores the new ones and makes it MRU")
 def test_replace_updates_size_and_recency(impl):
-    cache = _cache(impl, 6, ("a", [0, 1, 2]), ("b", [3]))
+    cache = filled(impl, 6, ("a", [0, 1, 2]), ("b", [3]))
     evicted = cache.put("a", [9])
     got = (evicted, cache.used_blocks, len(cache), cache.keys(), cache.get("a"))
     want = ([], 2, 2, ["a", "b"], [9])
@@ -225,11 +181,9 @@ def test_replace_updates_size_and_recency(impl):
     )
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("a replace that needs room evicts other entries, never the key being replaced")
+@graded(1, 3, "a replace that needs room evicts other entries, never the key being replaced")
 def test_replace_never_evicts_itself(impl):
-    cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))  # a is LRU
+    cache = filled(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))  # a is LRU
     evicted = cache.put("a", [5, 6, 7])
     assert same(evicted, ["b", "c"]), (
         f"Called put('a', 3 blocks) over the LRU entry 'a' in a full 3-block cache holding a, b, c. "
@@ -238,22 +192,18 @@ def test_replace_never_evicts_itself(impl):
     assert same(cache.get("a"), [5, 6, 7]), f"Called get('a'). Returned {cache.get('a')!r}, expected [5, 6, 7]."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a replace is not an eviction: the eviction counter does not change")
+@graded(1, 2, "a replace is not an eviction: the eviction counter does not change")
 def test_replace_is_not_an_eviction(impl):
-    cache = _cache(impl, 4, ("a", [0]), ("b", [1]))
+    cache = filled(impl, 4, ("a", [0]), ("b", [1]))
     cache.put("a", [2, 3])
     cache.put("b", [4])
     stats = cache.stats()
     assert same(stats["evictions"], 0), f"Called put('a', ...) and put('b', ...) as replaces. stats() returned {stats!r}, expected 0 evictions."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a replace that is too large raises ValueError and keeps the old entry where it was")
+@graded(1, 2, "a replace that is too large raises ValueError and keeps the old entry where it was")
 def test_replace_too_large_keeps_old_entry(impl):
-    cache = _cache(impl, 3, ("a", [0]), ("b", [1]))
+    cache = filled(impl, 3, ("a", [0]), ("b", [1]))
     with pytest.raises(ValueError):
         cache.put("a", [5, 6, 7, 8])
     got = (cache.get("a"), cache.keys(), cache.used_blocks)
@@ -264,9 +214,7 @@ def test_replace_too_large_keeps_old_entry(impl):
 # --- copies ------------------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("put stores a copy: changing the caller's list afterwards changes nothing")
+@graded(1, 2, "put stores a copy: changing the caller's list afterwards changes nothing")
 def test_put_stores_a_copy(impl):
     cache = impl.KVBlockCache(8)
     blocks = [1, 2]
@@ -277,11 +225,9 @@ def test_put_stores_a_copy(impl):
     assert same(got, ([1, 2], 2)), f"Called put('a', blocks), then changed blocks. get('a') and used_blocks returned {got!r}, expected ([1, 2], 2)."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("get returns a new list: changing it does not change the entry")
+@graded(1, 2, "get returns a new list: changing it does not change the entry")
 def test_get_returns_a_copy(impl):
-    cache = _cache(impl, 8, ("a", [1, 2]))
+    cache = filled(impl, 8, ("a", [1, 2]))
     got = cache.get("a")
     got.append(7)
     again = cache.get("a")
@@ -291,11 +237,9 @@ def test_get_returns_a_copy(impl):
 # --- inspection ----------------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("`in` does not change recency or statistics")
+@graded(1, 2, "`in` does not change recency or statistics")
 def test_contains_does_not_touch(impl):
-    cache = _cache(impl, 2, ("a", [0]), ("b", [1]))
+    cache = filled(impl, 2, ("a", [0]), ("b", [1]))
     present, absent = "a" in cache, "zzz" in cache
     evicted = cache.put("c", [2])
     assert same((present, absent), (True, False)), f"Called 'a' in cache and 'zzz' in cache. Returned {(present, absent)!r}, expected (True, False)."
@@ -303,20 +247,16 @@ def test_contains_does_not_touch(impl):
     assert same(cache.stats(), {"hits": 0, "misses": 0, "evictions": 1}), f"stats() returned {cache.stats()!r}, expected 0 hits, 0 misses, 1 eviction."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("keys() lists MRU first and does not change recency")
+@graded(1, 2, "keys() lists MRU first and does not change recency")
 def test_keys_mru_first_without_touching(impl):
-    cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
+    cache = filled(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
     first, second = cache.keys(), cache.keys()
     evicted = cache.put("d", [3])
     assert same(first, ["c", "b", "a"]) and same(second, ["c", "b", "a"]), f"Called keys() twice. Returned {first!r} and {second!r}, expected ['c', 'b', 'a']."
     assert same(evicted, ["a"]), f"Called keys(), then put('d', [3]) on the full cache. Returned {evicted!r}, expected ['a']."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("hits and misses count get calls, evictions count evicted entries; put counts neither hit nor miss")
+@graded(1, 2, "hits and misses count get calls, evictions count evicted entries; put counts neither hit nor miss")
 def test_stats_counts(impl):
     cache = impl.KVBlockCache(2)
     cache.put("a", [0])
@@ -330,9 +270,7 @@ def test_stats_counts(impl):
     assert same(got, want), f"Called 3 puts, 2 get hits, 1 get miss, and a put evicting 2. stats() returned {got!r}, expected {want!r}."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("stats() returns a new dict each call")
+@graded(1, 1, "stats() returns a new dict each call")
 def test_stats_returns_a_new_dict(impl):
     cache = impl.KVBlockCache(2)
     first = cache.stats()
@@ -341,11 +279,9 @@ def test_stats_returns_a_new_dict(impl):
     assert same(second, {"hits": 0, "misses": 0, "evictions": 0}), f"Changed the dict from stats(), then called stats(). Returned {second!r}, expected all zeros."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("get of a key that is not a str (even an unhashable one) is a miss, not an error; `in` is False")
+@graded(1, 1, "get of a key that is not a str (even an unhashable one) is a miss, not an error; `in` is False")
 def test_get_non_str_key_is_a_miss(impl):
-    cache = _cache(impl, 2, ("1", [0]))
+    cache = filled(impl, 2, ("1", [0]))
     got = cache.get(1)
     assert got is None, f"Called get(1) with key '1' present. Returned {got!r}, expected None."
     assert same(cache.stats()["misses"], 1), f"stats() returned {cache.stats()!r}, expected 1 miss."
@@ -359,9 +295,7 @@ def test_get_non_str_key_is_a_miss(impl):
 # --- validation -------------------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("put with a key that is not a str raises TypeError naming key")
+@graded(1, 1, "put with a key that is not a str raises TypeError naming key")
 @pytest.mark.parametrize("bad", [1, None, ("a",)], ids=["int", "None", "tuple"])
 def test_put_key_not_str(impl, bad):
     cache = impl.KVBlockCache(2)
@@ -370,9 +304,7 @@ def test_put_key_not_str(impl, bad):
     assert same(len(cache), 0), f"Called put({bad!r}, [0]) (it raised). len(cache) is {len(cache)}, expected 0."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("put with a bad key and bad blocks at once raises TypeError for the key (key is checked first)")
+@graded(1, 1, "put with a bad key and bad blocks at once raises TypeError for the key (key is checked first)")
 @pytest.mark.parametrize("bad_blocks", [[], [True], [0, -1], (0,), [0] * 9], ids=["empty", "bool", "negative", "tuple", "too-large"])
 def test_put_bad_key_checked_before_bad_blocks(impl, bad_blocks):
     cache = impl.KVBlockCache(4)
@@ -387,9 +319,7 @@ def test_put_bad_key_checked_before_bad_blocks(impl, bad_blocks):
         pytest.fail(f"Called put(5, {bad_blocks!r}). It returned, expected TypeError naming key.", pytrace=False)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("the empty string is a valid key")
+@graded(1, 1, "the empty string is a valid key")
 def test_empty_string_key(impl):
     cache = impl.KVBlockCache(2)
     cache.put("", [0])
@@ -397,9 +327,7 @@ def test_empty_string_key(impl):
     assert same(got, ([0], True, [""])), f"Called put('', [0]), then get(''), '' in cache, keys(). Returned {got!r}, expected ([0], True, [''])."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("an empty block list raises ValueError naming blocks")
+@graded(1, 1, "an empty block list raises ValueError naming blocks")
 def test_blocks_empty_rejected(impl):
     cache = impl.KVBlockCache(2)
     with pytest.raises(ValueError, match="blocks"):
@@ -407,9 +335,7 @@ def test_blocks_empty_rejected(impl):
     assert "a" not in cache, "Called put('a', []) (it raised). 'a' in cache returned True, expected False."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("blocks that is not a list (a tuple, a str, None) raises ValueError naming blocks")
+@graded(1, 1, "blocks that is not a list (a tuple, a str, None) raises ValueError naming blocks")
 @pytest.mark.parametrize("bad", [(0, 1), "01", None], ids=["tuple", "str", "None"])
 def test_blocks_not_a_list_rejected(impl, bad):
     cache = impl.KVBlockCache(4)
@@ -417,18 +343,14 @@ def test_blocks_not_a_list_rejected(impl, bad):
         cache.put("a", bad)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a negative block id raises ValueError naming blocks")
+@graded(1, 1, "a negative block id raises ValueError naming blocks")
 def test_blocks_negative_rejected(impl):
     cache = impl.KVBlockCache(4)
     with pytest.raises(ValueError, match="blocks"):
         cache.put("a", [0, -1])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a block id that is not an int (True, 1.0, '1') raises ValueError naming blocks")
+@graded(1, 1, "a block id that is not an int (True, 1.0, '1') raises ValueError naming blocks")
 @pytest.mark.parametrize("bad", [True, 1.0, "1"], ids=["bool", "float", "str"])
 def test_blocks_non_int_rejected(impl, bad):
     cache = impl.KVBlockCache(4)
@@ -436,9 +358,7 @@ def test_blocks_non_int_rejected(impl, bad):
         cache.put("a", [2, bad])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("block id 0 is valid")
+@graded(1, 2, "block id 0 is valid")
 def test_block_id_zero_accepted(impl):
     cache = impl.KVBlockCache(4)
     cache.put("a", [0])
@@ -447,24 +367,20 @@ def test_block_id_zero_accepted(impl):
     assert same(got, ([0], [0, 0], 3)), f"Called put('a', [0]) and put('b', [0, 0]), then get both and used_blocks. Returned {got!r}, expected ([0], [0, 0], 3)."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("duplicate block ids are allowed and each counts toward the size")
+@graded(1, 1, "duplicate block ids are allowed and each counts toward the size")
 def test_duplicate_ids_count(impl):
-    cache = _cache(impl, 3, ("a", [0]))
+    cache = filled(impl, 3, ("a", [0]))
     evicted = cache.put("b", [7, 7, 7])
     assert same(evicted, ["a"]), f"Called put('b', [7, 7, 7]) with 1 of 3 blocks used. Returned {evicted!r}, expected ['a']."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("an invalid put over an existing key leaves the cache exactly as it was")
+@graded(1, 2, "an invalid put over an existing key leaves the cache exactly as it was")
 def test_invalid_put_changes_nothing(impl):
-    cache = _cache(impl, 4, ("a", [0]), ("b", [1]))
-    before = _snapshot(cache)
+    cache = filled(impl, 4, ("a", [0]), ("b", [1]))
+    before = snapshot(cache)
     for bad in ([], [1, -2], (3,)):
         with pytest.raises(ValueError):
             cache.put("a", bad)
-    after = _snapshot(cache)
+    after = snapshot(cache)
     assert same(after, before), f"Called put('a', bad) three times (each raised). State became {after!r}, expected {before!r}."
     assert same(cache.get("a"), [0]), f"Called get('a'). Returned {cache.get('a')!r}, expected [0]."

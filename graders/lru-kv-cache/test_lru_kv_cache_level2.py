@@ -1,51 +1,35 @@
 """Hidden suite, level 2: pin counts, eviction around pinned entries, CacheFullError, get_block, remove."""
 
 import pytest
+from lru_kv_cache_model import filled, snapshot
 
+from kata.checks import graded
 from kata.strict import same
-
-
-def _cache(impl, capacity, *entries):
-    """A cache with `entries` ((key, blocks), ...) put in order, so the last one is MRU."""
-    cache = impl.KVBlockCache(capacity)
-    for key, blocks in entries:
-        cache.put(key, blocks)
-    return cache
-
-
-def _snapshot(cache):
-    return {"keys": cache.keys(), "used": cache.used_blocks, "len": len(cache), "stats": cache.stats()}
 
 
 # --- eviction around pinned entries ------------------------------------------------
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(3)
-@pytest.mark.edge("a pinned LRU entry is skipped; the next unpinned entry is evicted")
+@graded(2, 3, "a pinned LRU entry is skipped; the next unpinned entry is evicted")
 def test_pinned_entry_is_skipped(impl):
-    cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
+    cache = filled(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
     cache.pin("a")
     evicted = cache.put("d", [3])
     assert same(evicted, ["b"]), f"Called pin('a') (the LRU entry), then put('d', [3]) on the full cache. Returned {evicted!r}, expected ['b']."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("a skipped pinned entry keeps its place in the recency order")
+@graded(2, 2, "a skipped pinned entry keeps its place in the recency order")
 def test_pinned_entry_keeps_its_place(impl):
-    cache = _cache(impl, 4, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]))
+    cache = filled(impl, 4, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]))
     cache.pin("b")
     evicted = cache.put("e", [4, 5])
     assert same(evicted, ["a", "c"]), f"Called pin('b'), then put('e', 2 blocks) on a full cache (recency d, c, b, a). Returned {evicted!r}, expected ['a', 'c']."
     assert same(cache.keys(), ["e", "d", "b"]), f"Called keys(). Returned {cache.keys()!r}, expected ['e', 'd', 'b']."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("several pinned entries are all skipped, wherever they sit")
+@graded(2, 2, "several pinned entries are all skipped, wherever they sit")
 def test_several_pinned_skipped(impl):
-    cache = _cache(impl, 5, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]), ("e", [4]))
+    cache = filled(impl, 5, ("a", [0]), ("b", [1]), ("c", [2]), ("d", [3]), ("e", [4]))
     cache.pin("a")
     cache.pin("c")
     cache.pin("e")
@@ -53,65 +37,55 @@ def test_several_pinned_skipped(impl):
     assert same(evicted, ["b", "d"]), f"Called pin on a, c, e, then put('f', 2 blocks) on a full cache. Returned {evicted!r}, expected ['b', 'd']."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(3)
-@pytest.mark.edge("CacheFullError when pinned entries leave too little room, and nothing is evicted first")
+@graded(2, 3, "CacheFullError when pinned entries leave too little room, and nothing is evicted first")
 def test_cache_full_error_evicts_nothing(impl):
-    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]))
+    cache = filled(impl, 4, ("a", [0, 1]), ("b", [2]))
     cache.pin("a")
     cache.get("b")
-    before = _snapshot(cache)
+    before = snapshot(cache)
     with pytest.raises(impl.CacheFullError):
         cache.put("c", [3, 4, 5])
-    after = _snapshot(cache)
+    after = snapshot(cache)
     assert same(after, before), f"Called put('c', 3 blocks) with 2 of 4 blocks pinned (it raised). State became {after!r}, expected {before!r}."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("a replace refused with CacheFullError leaves the old entry where it was in the recency order")
+@graded(2, 2, "a replace refused with CacheFullError leaves the old entry where it was in the recency order")
 def test_cache_full_replace_keeps_recency(impl):
-    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]), ("c", [3]))
+    cache = filled(impl, 4, ("a", [0, 1]), ("b", [2]), ("c", [3]))
     cache.pin("a")
-    before = _snapshot(cache)
+    before = snapshot(cache)
     with pytest.raises(impl.CacheFullError):
         cache.put("b", [4, 5, 6])  # 2 pinned + 3 > 4
-    after = _snapshot(cache)
+    after = snapshot(cache)
     assert same(after, before), (f"Called put('b', 3 blocks) with a (2 of 4 blocks) pinned (it raised). "
                                  f"State became {after!r}, expected {before!r} (b must not become MRU).")
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("the blocks of every pinned entry add up: two pinned entries leave too little room for a third")
+@graded(2, 2, "the blocks of every pinned entry add up: two pinned entries leave too little room for a third")
 def test_pinned_blocks_of_several_entries_add_up(impl):
-    cache = _cache(impl, 10, ("a", [0, 1, 2]), ("b", [3, 4, 5]), ("c", [6]))
+    cache = filled(impl, 10, ("a", [0, 1, 2]), ("b", [3, 4, 5]), ("c", [6]))
     cache.pin("a")
     cache.pin("b")
-    before = _snapshot(cache)
+    before = snapshot(cache)
     with pytest.raises(impl.CacheFullError):
         cache.put("d", [7, 8, 9, 10, 11])  # 3 + 3 pinned + 5 = 11 > 10
-    after = _snapshot(cache)
+    after = snapshot(cache)
     assert same(after, before), f"Called put('d', 5 blocks) with a (3 blocks) and b (3 blocks) pinned, capacity 10 (it raised). State became {after!r}, expected {before!r}."
     evicted = cache.put("d", [7, 8, 9, 10])  # 3 + 3 + 4 = 10 fits once c is evicted
     assert same(evicted, ["c"]), f"Called put('d', 4 blocks) with a and b (3 blocks each) pinned, capacity 10. Returned {evicted!r}, expected ['c']."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("pinned blocks + new entry == capacity fits (the limit is <=)")
+@graded(2, 2, "pinned blocks + new entry == capacity fits (the limit is <=)")
 def test_pinned_plus_new_exactly_capacity_fits(impl):
-    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]), ("c", [3]))
+    cache = filled(impl, 4, ("a", [0, 1]), ("b", [2]), ("c", [3]))
     cache.pin("a")
     evicted = cache.put("d", [4, 5])
     assert same(evicted, ["b", "c"]), f"Called put('d', 2 blocks) with 2 of 4 blocks pinned. Returned {evicted!r}, expected ['b', 'c']."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("an entry larger than the capacity raises ValueError, not CacheFullError, even with pins")
+@graded(2, 1, "an entry larger than the capacity raises ValueError, not CacheFullError, even with pins")
 def test_value_error_checked_before_cache_full(impl):
-    cache = _cache(impl, 3, ("a", [0, 1]))
+    cache = filled(impl, 3, ("a", [0, 1]))
     cache.pin("a")
     with pytest.raises(ValueError) as info:
         cache.put("b", [1, 2, 3, 4])
@@ -124,11 +98,9 @@ def test_value_error_checked_before_cache_full(impl):
 # --- replacing pinned entries ----------------------------------------------------------
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("replacing a pinned entry keeps its pin count")
+@graded(2, 2, "replacing a pinned entry keeps its pin count")
 def test_replace_pinned_keeps_pin_count(impl):
-    cache = _cache(impl, 4, ("a", [0]))
+    cache = filled(impl, 4, ("a", [0]))
     cache.pin("a")
     cache.pin("a")
     cache.put("a", [1, 2])
@@ -136,22 +108,18 @@ def test_replace_pinned_keeps_pin_count(impl):
     assert same(got, 2), f"Called pin('a') twice, then put('a', [1, 2]), then pin_count('a'). Returned {got!r}, expected 2."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(3)
-@pytest.mark.edge("a pinned entry's own old blocks do not block its replace")
+@graded(2, 3, "a pinned entry's own old blocks do not block its replace")
 def test_replace_pinned_own_blocks_not_counted(impl):
-    cache = _cache(impl, 4, ("a", [0, 1]), ("b", [2]))
+    cache = filled(impl, 4, ("a", [0, 1]), ("b", [2]))
     cache.pin("a")
     evicted = cache.put("a", [3, 4, 5, 6])
     assert same(evicted, ["b"]), f"Called put('a', 4 blocks) over pinned 'a' (2 blocks) in a 4-block cache. Returned {evicted!r}, expected ['b']."
     assert same(cache.used_blocks, 4), f"used_blocks is {cache.used_blocks}, expected 4."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("a pinned entry that grows by replace holds its new size against later puts")
+@graded(2, 2, "a pinned entry that grows by replace holds its new size against later puts")
 def test_replace_pinned_new_size_counts(impl):
-    cache = _cache(impl, 5, ("a", [0]))
+    cache = filled(impl, 5, ("a", [0]))
     cache.pin("a")
     cache.put("a", [1, 2, 3])
     with pytest.raises(impl.CacheFullError):
@@ -160,11 +128,9 @@ def test_replace_pinned_new_size_counts(impl):
     assert same(evicted, []), f"Called put('b', 2 blocks) with pinned 'a' now 3 of 5 blocks. Returned {evicted!r}, expected []."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("a pinned entry that shrinks by replace frees room for later puts")
+@graded(2, 2, "a pinned entry that shrinks by replace frees room for later puts")
 def test_replace_pinned_shrinks(impl):
-    cache = _cache(impl, 4, ("a", [0, 1, 2]))
+    cache = filled(impl, 4, ("a", [0, 1, 2]))
     cache.pin("a")
     cache.put("a", [3])
     evicted = cache.put("b", [4, 5, 6])
@@ -174,11 +140,9 @@ def test_replace_pinned_shrinks(impl):
 # --- pin counts ---------------------------------------------------------------------------
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("pin is a count: pinned twice and unpinned once is still pinned")
+@graded(2, 2, "pin is a count: pinned twice and unpinned once is still pinned")
 def test_pin_is_a_count(impl):
-    cache = _cache(impl, 2, ("a", [0]), ("b", [1]))
+    cache = filled(impl, 2, ("a", [0]), ("b", [1]))
     cache.pin("a")
     cache.pin("a")
     cache.unpin("a")
@@ -187,43 +151,35 @@ def test_pin_is_a_count(impl):
     assert same(cache.pin_count("a"), 1), f"Called pin_count('a'). Returned {cache.pin_count('a')!r}, expected 1."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("an entry unpinned back to 0 can be evicted again")
+@graded(2, 2, "an entry unpinned back to 0 can be evicted again")
 def test_unpinned_entry_is_evictable(impl):
-    cache = _cache(impl, 2, ("a", [0]), ("b", [1]))
+    cache = filled(impl, 2, ("a", [0]), ("b", [1]))
     cache.pin("a")
     cache.unpin("a")
     evicted = cache.put("c", [2])
     assert same(evicted, ["a"]), f"Called pin('a'), unpin('a'), then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("unpin of an entry whose pin count is 0 raises ValueError, and the count stays 0")
+@graded(2, 2, "unpin of an entry whose pin count is 0 raises ValueError, and the count stays 0")
 def test_unpin_unpinned_raises(impl):
-    cache = _cache(impl, 2, ("a", [0]))
+    cache = filled(impl, 2, ("a", [0]))
     with pytest.raises(ValueError):
         cache.unpin("a")
     got = cache.pin_count("a")
     assert same(got, 0), f"Called unpin('a') on an unpinned entry (it raised), then pin_count('a'). Returned {got!r}, expected 0."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("pin, unpin and pin_count of an absent key raise KeyError")
+@graded(2, 1, "pin, unpin and pin_count of an absent key raise KeyError")
 @pytest.mark.parametrize("method", ["pin", "unpin", "pin_count"])
 def test_pin_absent_key(impl, method):
-    cache = _cache(impl, 2, ("a", [0]))
+    cache = filled(impl, 2, ("a", [0]))
     with pytest.raises(KeyError):
         getattr(cache, method)("zzz")
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("pin and unpin change neither recency nor statistics")
+@graded(2, 2, "pin and unpin change neither recency nor statistics")
 def test_pin_does_not_touch(impl):
-    cache = _cache(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
+    cache = filled(impl, 3, ("a", [0]), ("b", [1]), ("c", [2]))
     cache.pin("a")
     cache.unpin("a")
     cache.pin_count("a")
@@ -232,11 +188,9 @@ def test_pin_does_not_touch(impl):
     assert same(got, want), f"Called pin, unpin, pin_count on 'a', then keys() and stats(). Returned {got!r}, expected {want!r}."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("an entry evicted and put again starts with pin count 0")
+@graded(2, 1, "an entry evicted and put again starts with pin count 0")
 def test_reinserted_entry_has_no_pins(impl):
-    cache = _cache(impl, 1, ("a", [0]))
+    cache = filled(impl, 1, ("a", [0]))
     cache.put("b", [1])  # evicts a
     cache.put("a", [2])  # evicts b
     got = cache.pin_count("a")
@@ -246,59 +200,47 @@ def test_reinserted_entry_has_no_pins(impl):
 # --- get_block ---------------------------------------------------------------------------
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("get_block returns the id at each valid index, first and last included")
+@graded(2, 1, "get_block returns the id at each valid index, first and last included")
 def test_get_block_valid_indices(impl):
-    cache = _cache(impl, 4, ("a", [10, 11, 12]))
+    cache = filled(impl, 4, ("a", [10, 11, 12]))
     got = [cache.get_block("a", i) for i in range(3)]
     assert same(got, [10, 11, 12]), f"Called get_block('a', i) for i in 0..2 on [10, 11, 12]. Returned {got!r}, expected [10, 11, 12]."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("index == size raises IndexError naming index")
+@graded(2, 2, "index == size raises IndexError naming index")
 def test_get_block_index_equal_to_size(impl):
-    cache = _cache(impl, 4, ("a", [10, 11, 12]))
+    cache = filled(impl, 4, ("a", [10, 11, 12]))
     with pytest.raises(IndexError, match="index"):
         cache.get_block("a", 3)
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(3)
-@pytest.mark.edge("negative indices are not counted from the end: -1 raises IndexError")
+@graded(2, 3, "negative indices are not counted from the end: -1 raises IndexError")
 @pytest.mark.parametrize("index", [-1, -3, -4])
 def test_get_block_negative_index(impl, index):
-    cache = _cache(impl, 4, ("a", [10, 11, 12]))
+    cache = filled(impl, 4, ("a", [10, 11, 12]))
     with pytest.raises(IndexError, match="index"):
         cache.get_block("a", index)
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("get_block of an absent key raises KeyError, checked before the index")
+@graded(2, 1, "get_block of an absent key raises KeyError, checked before the index")
 @pytest.mark.parametrize("index", [0, -1, "x"])
 def test_get_block_absent_key(impl, index):
-    cache = _cache(impl, 4, ("a", [10]))
+    cache = filled(impl, 4, ("a", [10]))
     with pytest.raises(KeyError):
         cache.get_block("zzz", index)
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("an index that is not an int (a bool, a float, a str) raises TypeError naming index")
+@graded(2, 1, "an index that is not an int (a bool, a float, a str) raises TypeError naming index")
 @pytest.mark.parametrize("index", [True, 1.0, "1"], ids=["bool", "float", "str"])
 def test_get_block_index_type(impl, index):
-    cache = _cache(impl, 4, ("a", [10, 11]))
+    cache = filled(impl, 4, ("a", [10, 11]))
     with pytest.raises(TypeError, match="index"):
         cache.get_block("a", index)
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("get_block changes neither recency nor statistics")
+@graded(2, 2, "get_block changes neither recency nor statistics")
 def test_get_block_does_not_touch(impl):
-    cache = _cache(impl, 2, ("a", [0]), ("b", [1]))
+    cache = filled(impl, 2, ("a", [0]), ("b", [1]))
     cache.get_block("a", 0)
     evicted = cache.put("c", [2])
     assert same(evicted, ["a"]), f"Called get_block('a', 0), then put('c', [2]) on the full cache. Returned {evicted!r}, expected ['a']."
@@ -309,11 +251,9 @@ def test_get_block_does_not_touch(impl):
 # --- remove ------------------------------------------------------------------------------
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("remove returns the block ids and frees the entry's blocks")
+@graded(2, 2, "remove returns the block ids and frees the entry's blocks")
 def test_remove_frees_blocks(impl):
-    cache = _cache(impl, 4, ("a", [5, 6]), ("b", [7]))
+    cache = filled(impl, 4, ("a", [5, 6]), ("b", [7]))
     got = cache.remove("a")
     state = (got, cache.used_blocks, len(cache), cache.keys(), "a" in cache)
     want = ([5, 6], 1, 1, ["b"], False)
@@ -322,43 +262,35 @@ def test_remove_frees_blocks(impl):
     assert same(evicted, []), f"Called put('c', 3 blocks) with 1 of 4 blocks used. Returned {evicted!r}, expected []."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("remove of an absent key raises KeyError")
+@graded(2, 1, "remove of an absent key raises KeyError")
 def test_remove_absent_key(impl):
-    cache = _cache(impl, 4, ("a", [5]))
+    cache = filled(impl, 4, ("a", [5]))
     with pytest.raises(KeyError):
         cache.remove("zzz")
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("remove of a pinned entry raises ValueError and the entry stays")
+@graded(2, 2, "remove of a pinned entry raises ValueError and the entry stays")
 def test_remove_pinned_raises(impl):
-    cache = _cache(impl, 4, ("a", [5]), ("b", [6]))
+    cache = filled(impl, 4, ("a", [5]), ("b", [6]))
     cache.pin("a")
-    before = _snapshot(cache)
+    before = snapshot(cache)
     with pytest.raises(ValueError):
         cache.remove("a")
-    after = _snapshot(cache)
+    after = snapshot(cache)
     assert same(after, before), f"Called remove('a') on a pinned entry (it raised). State became {after!r}, expected {before!r}."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("remove is not an eviction and changes no statistics")
+@graded(2, 1, "remove is not an eviction and changes no statistics")
 def test_remove_is_not_an_eviction(impl):
-    cache = _cache(impl, 4, ("a", [5]))
+    cache = filled(impl, 4, ("a", [5]))
     cache.remove("a")
     got = cache.stats()
     assert same(got, {"hits": 0, "misses": 0, "evictions": 0}), f"Called remove('a'), then stats(). Returned {got!r}, expected all zeros."
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("an entry unpinned and then removed no longer holds pinned room")
+@graded(2, 1, "an entry unpinned and then removed no longer holds pinned room")
 def test_removed_entry_releases_pinned_room(impl):
-    cache = _cache(impl, 4, ("a", [0, 1, 2]))
+    cache = filled(impl, 4, ("a", [0, 1, 2]))
     cache.pin("a")
     cache.unpin("a")
     cache.remove("a")

@@ -17,6 +17,7 @@ import time
 import pytest
 from lru_kv_cache_model import racing, run_threads
 
+from kata.checks import graded
 from kata.strict import same
 
 
@@ -79,9 +80,7 @@ def _sizes(cache, keys):
 # --- get_or_put, one thread -----------------------------------------------------------
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("get_or_put of a present key is a hit: no factory call, entry made MRU, a copy returned")
+@graded(3, 2, "get_or_put of a present key is a hit: no factory call, entry made MRU, a copy returned")
 def test_get_or_put_hit(impl):
     cache = impl.KVBlockCache(2)
     cache.put("a", [1])
@@ -97,9 +96,7 @@ def test_get_or_put_hit(impl):
     assert stats["hits"] == 2 and stats["misses"] == 0, f"stats() returned {stats!r}, expected 2 hits and 0 misses."
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("get_or_put of an absent key calls the factory once, inserts as MRU and counts a miss and its evictions")
+@graded(3, 2, "get_or_put of an absent key calls the factory once, inserts as MRU and counts a miss and its evictions")
 def test_get_or_put_miss(impl):
     cache = impl.KVBlockCache(3)
     cache.put("a", [1])
@@ -116,9 +113,7 @@ def test_get_or_put_miss(impl):
     assert same(state, want), f"Called get_or_put('c', f -> [7, 8]) on a 3-block cache holding a, b. Returned (result, calls, keys(), stats()) {state!r}, expected {want!r}."
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("get_or_put of an absent key stores a copy of the factory's list and returns another")
+@graded(3, 1, "get_or_put of an absent key stores a copy of the factory's list and returns another")
 def test_get_or_put_miss_does_not_alias(impl):
     cache = impl.KVBlockCache(4)
     made = [7, 8]
@@ -130,18 +125,14 @@ def test_get_or_put_miss_does_not_alias(impl):
     assert got is not made, "get_or_put returned the factory's own list object: it must return a new list."
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("get_or_put with a key that is not a str raises TypeError")
+@graded(3, 1, "get_or_put with a key that is not a str raises TypeError")
 def test_get_or_put_key_type(impl):
     cache = impl.KVBlockCache(3)
     with pytest.raises(TypeError, match="key"):
         cache.get_or_put(3, lambda: [1])
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a factory result that put would reject raises ValueError; nothing inserted, the miss counted")
+@graded(3, 2, "a factory result that put would reject raises ValueError; nothing inserted, the miss counted")
 @pytest.mark.parametrize("result", [[], [1, 2, 3, 4], (1,), [-1]], ids=["empty", "too-large", "tuple", "negative"])
 def test_get_or_put_rejected_result(impl, result):
     cache = impl.KVBlockCache(3)
@@ -153,9 +144,7 @@ def test_get_or_put_rejected_result(impl, result):
     assert same(state, want), f"Called get_or_put('b', f -> {result!r}) (it raised). Returned ('b' in cache, keys(), used_blocks, stats()) {state!r}, expected {want!r}."
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("get_or_put propagates CacheFullError and evicts nothing")
+@graded(3, 1, "get_or_put propagates CacheFullError and evicts nothing")
 def test_get_or_put_cache_full(impl):
     cache = impl.KVBlockCache(3)
     cache.put("a", [0, 1])
@@ -166,10 +155,8 @@ def test_get_or_put_cache_full(impl):
     assert same(cache.keys(), ["b", "a"]), f"Called get_or_put('c', f -> 2 blocks) with 2 of 3 blocks pinned (it raised), then keys(). Returned {cache.keys()!r}, expected ['b', 'a']."
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
+@graded(3, 2, "a factory that raises propagates, and the next get_or_put for that key runs its own factory (no hang)")
 @pytest.mark.timeout(15)
-@pytest.mark.edge("a factory that raises propagates, and the next get_or_put for that key runs its own factory (no hang)")
 def test_get_or_put_after_factory_error(impl):
     cache = impl.KVBlockCache(3)
 
@@ -189,10 +176,8 @@ def test_get_or_put_after_factory_error(impl):
 # --- get_or_put under contention ---------------------------------------------------------
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(4)
+@graded(3, 4, "8 threads ask for one absent key at once: the slow factory runs exactly once, all get its blocks")
 @pytest.mark.timeout(15)
-@pytest.mark.edge("8 threads ask for one absent key at once: the slow factory runs exactly once, all get its blocks")
 def test_factory_runs_once_under_contention(impl):
     cache = impl.KVBlockCache(16)
     calls = []
@@ -212,10 +197,8 @@ def test_factory_runs_once_under_contention(impl):
     assert same(stats, {"hits": 7, "misses": 1, "evictions": 0}), f"stats() returned {stats!r}, expected 7 hits and 1 miss."
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
+@graded(3, 3, "8 threads ask for 12 keys in different orders: each key's factory runs exactly once")
 @pytest.mark.timeout(15)
-@pytest.mark.edge("8 threads ask for 12 keys in different orders: each key's factory runs exactly once")
 def test_factory_runs_once_per_key(impl):
     cache = impl.KVBlockCache(64)
     keys = [f"prefix-{i}" for i in range(12)]
@@ -246,10 +229,8 @@ def test_factory_runs_once_per_key(impl):
     assert same(stats, {"hits": 84, "misses": 12, "evictions": 0}), f"stats() returned {stats!r}, expected 84 hits and 12 misses."
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
+@graded(3, 2, "a caller waiting on a factory that fails then runs its own factory")
 @pytest.mark.timeout(15)
-@pytest.mark.edge("a caller waiting on a factory that fails then runs its own factory")
 def test_waiter_runs_own_factory_after_failure(impl):
     cache = impl.KVBlockCache(8)
     started = threading.Event()
@@ -314,10 +295,8 @@ def _mixed_worker(cache, seed, pool, ops, tally):
     tally.append((gets, evicted))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(4)
+@graded(3, 4, "6 threads hammer put/get/get_or_put/remove on shared keys: the entries, sizes and totals stay consistent")
 @pytest.mark.timeout(15)
-@pytest.mark.edge("6 threads hammer put/get/get_or_put/remove on shared keys: the entries, sizes and totals stay consistent")
 def test_concurrent_mixed_operations(impl):
     capacity = 24
     cache = impl.KVBlockCache(capacity)
@@ -334,10 +313,8 @@ def test_concurrent_mixed_operations(impl):
     _check_invariants(cache, pool, capacity, "After 6 threads of mixed operations")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
+@graded(3, 3, "threads pin, read and unpin entries while others evict: a pinned entry is never evicted")
 @pytest.mark.timeout(15)
-@pytest.mark.edge("threads pin, read and unpin entries while others evict: a pinned entry is never evicted")
 def test_concurrent_pins_are_respected(impl):
     capacity = 40
     cache = impl.KVBlockCache(capacity)
@@ -375,10 +352,8 @@ def test_concurrent_pins_are_respected(impl):
     _check_invariants(cache, pool, capacity, "After pin/unpin under contention")
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
+@graded(3, 2, "threads get the same one or two hot keys at once (3 rounds): no hit or miss is lost and the recency list stays whole")
 @pytest.mark.timeout(15)
-@pytest.mark.edge("threads get the same one or two hot keys at once (3 rounds): no hit or miss is lost and the recency list stays whole")
 def test_concurrent_gets_on_hot_keys(impl):
     # Two threads touching the same entry at once is where an unlocked get breaks the list, so the
     # keys are few; each round is a fresh cache, so one lucky interleaving cannot hide a race.
@@ -403,10 +378,8 @@ def test_concurrent_gets_on_hot_keys(impl):
         _check_invariants(cache, [f"k{i}" for i in range(hot + 1)], 50, where)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
+@graded(3, 3, "threads get_or_put many keys into a small cache (constant eviction): totals stay consistent")
 @pytest.mark.timeout(15)
-@pytest.mark.edge("threads get_or_put many keys into a small cache (constant eviction): totals stay consistent")
 def test_concurrent_get_or_put_with_eviction(impl):
     capacity = 10
     cache = impl.KVBlockCache(capacity)

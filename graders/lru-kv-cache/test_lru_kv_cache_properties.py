@@ -5,12 +5,12 @@ remove, level 3 adds get_or_put (from one thread; the threaded tests are in the 
 After every step the machine compares keys(), used_blocks, len() and stats() with the model.
 """
 
-import pytest
 from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 from lru_kv_cache_model import ModelCache, outcome, outcome_within, show
 
+from kata.checks import graded
 from kata.strict import same
 
 KEYS = st.sampled_from(["a", "b", "c", "d", ""])
@@ -132,22 +132,16 @@ def _machine(impl, level):
     return Machine
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(5)
-@pytest.mark.edge("random put/get/in sequences agree with a simple list-based model at every step")
+@graded(1, 5, "random put/get/in sequences agree with a simple list-based model at every step")
 def test_stateful_level1(impl):
     run_state_machine_as_test(_machine(impl, 1), settings=RUN)
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(5)
-@pytest.mark.edge("random sequences with pin/unpin/get_block/remove agree with the model at every step")
+@graded(2, 5, "random sequences with pin/unpin/get_block/remove agree with the model at every step")
 def test_stateful_level2(impl):
     run_state_machine_as_test(_machine(impl, 2), settings=RUN)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("random sequences with get_or_put (including failing factories) agree with the model")
+@graded(3, 3, "random sequences with get_or_put (including failing factories) agree with the model")
 def test_stateful_level3(impl):
     run_state_machine_as_test(_machine(impl, 3), settings=RUN)

@@ -1,4 +1,4 @@
-"""Helpers for the priority-scheduler hidden suite: a slow oracle, a rule checker, traces, timing.
+"""Helpers for the priority-scheduler hidden suite: a slow oracle, a rule checker, traces, the reference.
 
 `simulate` is written from PROMPT.md alone and shares no code with the reference: it steps the
 clock one time unit at a time and, at every instant, literally does what the prompt says
@@ -17,7 +17,6 @@ from __future__ import annotations
 import heapq
 import random
 from collections import defaultdict
-from pathlib import Path
 
 from kata import checks
 
@@ -286,40 +285,27 @@ def overloaded_trace(Request, n, num_slots, seed=7):
     return reqs
 
 
+# --- generated traces for the property tests -------------------------------------------
+
+
+def request_rows(max_n: int):
+    """Hypothesis strategy: up to max_n request rows (id, arrival, priority, duration) with distinct
+    ids in 0..40, arrivals up to 12, priorities 0..3 and durations up to 6."""
+    from hypothesis import strategies as st
+
+    return st.integers(0, max_n).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(0, 40), min_size=n, max_size=n, unique=True),
+            st.lists(st.tuples(st.integers(0, 12), st.integers(0, 3), st.integers(0, 6)), min_size=n, max_size=n),
+        ).map(lambda t: [(i, *rest) for i, rest in zip(*t)])
+    )
+
+
 # --- the reference, for side-by-side timing and tail comparison -----------------
 
 
-SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "priority-scheduler.py"
+reference = checks.reference_at(__file__, "solutions/priority-scheduler.py")  # call only inside a baseline measure
 
 
-def reference():
-    """The reference solution, imported under its own module name (not the learner's); called
-    only inside a kata.checks.baseline measure (in a batch it runs apart)."""
-    return checks.load_reference(SOLUTION, "priority_scheduler_reference")
-
-
-# --- timing --------------------------------------------------------------------------
-
-
-def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5, **how):
-    """kata.checks.compare_speed, with the slow paths this kata's learners take as the hint.
-    Returns (impl result, the reference's answer) or raises AssertionError; `how`: its answer=."""
-    __tracebackhide__ = True
-    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor, **how,
-                                hint="is something linear per request (a list scan, a sort per event, "
-                                     "a rescan of all requests)?")
-
-
-def expect_value_error(call: str, fn, word: str) -> None:
-    """fn() must raise ValueError whose message names `word` (`call` describes it for the message)."""
-    __tracebackhide__ = True  # report the test's line, not this helper's
-    import pytest
-
-    try:
-        fn()
-    except ValueError as exc:
-        assert word in str(exc), f"Called {call}. Raised ValueError({str(exc)!r}), expected a message naming {word}."
-    except Exception as exc:  # noqa: BLE001 - the learner's mistake to see
-        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError naming {word}.")
-    else:
-        pytest.fail(f"Called {call}. Returned normally, expected ValueError naming {word}.")
+# what a solution too slow for the timing tests most likely does
+SLOW_HINT = "is something linear per request (a list scan, a sort per event, a rescan of all requests)?"

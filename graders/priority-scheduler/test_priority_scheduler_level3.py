@@ -4,9 +4,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from priority_scheduler_oracle import compare_speed, overloaded_trace, reference, simulate
+from priority_scheduler_oracle import SLOW_HINT, overloaded_trace, reference, request_rows, simulate
 
-from kata.checks import digest
+from kata.checks import check_speed, digest, graded
 from kata.strict import same
 
 
@@ -37,23 +37,17 @@ PROMPT_ROWS = [(1, 0, 2, 10), (2, 3, 0, 2), (3, 12, 0, 2)]
 # --- the rules, one case each ------------------------------------------------
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's level-3 example, full checkpoints")
+@graded(3, 2, "the prompt's level-3 example, full checkpoints")
 def test_prompt_example_full(impl):
     check(impl, PROMPT_ROWS, 1, 4, 8, False, {1: (0, 24, 2), 2: (3, 7, 0), 3: (12, 17, 0)}, 10)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's level-3 example, incremental checkpoints")
+@graded(3, 2, "the prompt's level-3 example, incremental checkpoints")
 def test_prompt_example_incremental(impl):
     check(impl, PROMPT_ROWS, 1, 4, 8, True, {1: (0, 23, 2), 2: (3, 7, 0), 3: (12, 16, 0)}, 9)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("transfer times are exact integer ceilings past 2**53: (6 * bw + 1) bytes take 7 time units, not 6")
+@graded(3, 1, "transfer times are exact integer ceilings past 2**53: (6 * bw + 1) bytes take 7 time units, not 6")
 def test_transfer_time_exact_beyond_2_53(impl):
     bw = 2**60 + 1
     kv = 6 * bw + 1  # one token's KV: kv / bw as a float rounds to exactly 6.0
@@ -63,41 +57,31 @@ def test_transfer_time_exact_beyond_2_53(impl):
     check(impl, rows, 1, kv, bw, False, expected, overhead)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("no requests: empty outcomes and zero overhead")
+@graded(3, 1, "no requests: empty outcomes and zero overhead")
 def test_empty_input(impl):
     report = impl.schedule_with_checkpoints([], 2, 4, 8, True)
     got = (report.outcomes, report.checkpoint_overhead)
     assert same(got, ({}, 0)), f"Called schedule_with_checkpoints([], 2, 4, 8, True). Returned {got}, expected ({{}}, 0)."
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a transfer time is ceil(bytes / bandwidth): 6 bytes at 4 per unit take 2 units, not 1")
+@graded(3, 2, "a transfer time is ceil(bytes / bandwidth): 6 bytes at 4 per unit take 2 units, not 1")
 def test_transfer_time_rounds_up(impl):
     check(impl, [(1, 0, 1, 5), (2, 2, 0, 1)], 1, 3, 4, False, {1: (0, 10, 1), 2: (2, 5, 0)}, 4)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a restore always moves the whole state, also with incremental saves")
+@graded(3, 2, "a restore always moves the whole state, also with incremental saves")
 def test_restore_is_always_full(impl):
     check(impl, [(1, 0, 2, 10), (2, 2, 0, 1), (3, 8, 0, 1)], 1, 1, 1, True,
           {1: (0, 20, 2), 2: (2, 5, 0), 3: (8, 10, 0)}, 8)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("full checkpoints save everything processed so far at every preemption")
+@graded(3, 1, "full checkpoints save everything processed so far at every preemption")
 def test_full_saves_everything_each_time(impl):
     check(impl, [(1, 0, 2, 10), (2, 2, 0, 1), (3, 8, 0, 1)], 1, 1, 1, False,
           {1: (0, 22, 2), 2: (2, 5, 0), 3: (8, 12, 0)}, 10)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("incremental checkpoints after several preemptions of the same request save only the new tokens each time")
+@graded(3, 3, "incremental checkpoints after several preemptions of the same request save only the new tokens each time")
 def test_incremental_after_several_preemptions(impl):
     rows = [(1, 0, 2, 12), (2, 2, 0, 1), (3, 6, 0, 1), (4, 10, 0, 1), (5, 14, 0, 1)]
     check(impl, rows, 1, 2, 2, True,
@@ -106,9 +90,7 @@ def test_incremental_after_several_preemptions(impl):
           {1: (0, 30, 3), 2: (2, 5, 0), 3: (7, 10, 0), 4: (10, 11, 0), 5: (14, 18, 0)}, 14)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("among the least urgent, the victim is the cheapest to save, even when it arrived earlier")
+@graded(3, 2, "among the least urgent, the victim is the cheapest to save, even when it arrived earlier")
 def test_victim_is_cheapest_to_save(impl):
     rows = [(1, 0, 2, 30), (9, 0, 1, 10), (2, 3, 0, 1), (3, 5, 2, 20), (4, 18, 0, 1)]
     check(impl, rows, 2, 2, 1, True,
@@ -117,26 +99,20 @@ def test_victim_is_cheapest_to_save(impl):
           {1: (0, 64, 2), 9: (0, 10, 0), 2: (3, 10, 0), 3: (10, 30, 0), 4: (18, 29, 0)}, 32)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("the cost only breaks ties among the least urgent: a cheaper but more urgent request is not the victim")
+@graded(3, 2, "the cost only breaks ties among the least urgent: a cheaper but more urgent request is not the victim")
 def test_victim_urgency_before_cost(impl):
     check(impl, [(1, 0, 2, 10), (2, 3, 1, 10), (3, 5, 0, 1)], 2, 1, 1, False,
           {1: (0, 21, 1), 2: (3, 13, 0), 3: (5, 11, 0)}, 10)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("equal save cost among the least urgent: the later arrival, then the larger id, is the victim")
+@graded(3, 1, "equal save cost among the least urgent: the later arrival, then the larger id, is the victim")
 def test_victim_cost_tie(impl):
     # 1 and 2 arrived together and have both processed 4 tokens at t=4: 2 has the larger id
     check(impl, [(1, 0, 2, 8), (2, 0, 2, 8), (3, 4, 0, 1)], 2, 1, 2, False,
           {1: (0, 8, 0), 2: (0, 13, 1), 3: (4, 7, 0)}, 4)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("the victim's save cost is counted in the current mode: all tokens with full checkpoints, only those since its last save with incremental ones")
+@graded(3, 2, "the victim's save cost is counted in the current mode: all tokens with full checkpoints, only those since its last save with incremental ones")
 def test_victim_save_cost_follows_the_mode(impl):
     # 2 slots, 1 byte per token, 10 bytes per time unit. Both modes agree until t=20:
     # t=0:  1 (prio 2) and 2 (prio 3) start.
@@ -159,9 +135,7 @@ def test_victim_save_cost_follows_the_mode(impl):
           {1: (0, 41, 2), 2: (0, 62, 1), 3: (11, 43, 0), 4: (12, 16, 0), 5: (20, 23, 0)}, 11)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a request in its setup is skipped as a victim, and the other running requests are still candidates")
+@graded(3, 2, "a request in its setup is skipped as a victim, and the other running requests are still candidates")
 def test_victim_chosen_past_a_request_in_setup(impl):
     # 2 slots, 1 byte per token, 1 byte per time unit, full checkpoints.
     # t=0: 1 (prio 2) and 2 (prio 1) start.
@@ -175,9 +149,7 @@ def test_victim_chosen_past_a_request_in_setup(impl):
           {1: (0, 21, 1), 2: (0, 29, 1), 3: (2, 9, 0), 4: (3, 11, 0)}, 10)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a request in its setup cannot be preempted: a more urgent arrival waits for the setup to end")
+@graded(3, 2, "a request in its setup cannot be preempted: a more urgent arrival waits for the setup to end")
 def test_no_preemption_during_setup(impl):
     got, _ = run(impl, [(1, 0, 3, 10), (2, 4, 1, 2), (3, 5, 0, 1)], 1, 1, 1, False)
     assert got[3][0] >= 8, (
@@ -186,32 +158,24 @@ def test_no_preemption_during_setup(impl):
     )
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a waiting request preempts at the instant a setup ends, though nothing arrives or completes then")
+@graded(3, 2, "a waiting request preempts at the instant a setup ends, though nothing arrives or completes then")
 def test_preemption_at_setup_end(impl):
     check(impl, [(1, 0, 3, 10), (2, 4, 1, 2), (3, 5, 0, 1)], 1, 1, 1, False,
           {1: (0, 21, 1), 2: (4, 11, 1), 3: (8, 9, 0)}, 8)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("a zero-duration preemptor still spends the victim's save time in the slot")
+@graded(3, 1, "a zero-duration preemptor still spends the victim's save time in the slot")
 def test_zero_duration_preemptor_pays_the_save(impl):
     check(impl, [(1, 0, 1, 5), (2, 3, 0, 0)], 1, 1, 1, False, {1: (0, 11, 1), 2: (3, 6, 0)}, 6)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("no checkpoint cost (0 bytes per token): exactly level 2's outcomes, zero overhead")
+@graded(3, 2, "no checkpoint cost (0 bytes per token): exactly level 2's outcomes, zero overhead")
 def test_zero_cost_is_level2(impl):
     rows = [(1, 0, 2, 6), (2, 0, 1, 4), (3, 2, 0, 3), (4, 3, 0, 1)]
     check(impl, rows, 2, 0, 5, True, {1: (0, 9, 1), 2: (0, 5, 1), 3: (2, 5, 0), 4: (3, 4, 0)}, 0)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("starvation without aging: a low-priority request waits behind a stream of urgent ones until it ends")
+@graded(3, 2, "starvation without aging: a low-priority request waits behind a stream of urgent ones until it ends")
 def test_starvation_without_aging(impl):
     rows = [(1, 0, 0, 4), (2, 0, 3, 2)] + [(10 + i, 4 * i + 1, 0, 4) for i in range(5)]
     got, overhead = run(impl, rows, 1, 0, 1, False)
@@ -242,9 +206,7 @@ INVALID = [
 ]
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("invalid arguments raise ValueError naming the argument")
+@graded(3, 1, "invalid arguments raise ValueError naming the argument")
 @pytest.mark.parametrize("k, kv, bw, inc, word", INVALID, ids=[f"{w}-{i}" for i, (*_, w) in enumerate(INVALID)])
 def test_invalid_arguments(impl, k, kv, bw, inc, word):
     with pytest.raises(ValueError, match=word):
@@ -256,9 +218,7 @@ ORDERED = (("requests", "arrival"), ("num_slots", "num_slots"), ("kv_bytes_per_t
            ("bandwidth", "bandwidth"), ("incremental", "incremental"))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("two invalid arguments at once: requests first, then the others in signature order (every pair)")
+@graded(3, 2, "two invalid arguments at once: requests first, then the others in signature order (every pair)")
 def test_invalid_arguments_every_pair(impl):
     good = {"requests": [impl.Request(1, 0, 0, 1)], "num_slots": 1, "kv_bytes_per_token": 1, "bandwidth": 1,
             "incremental": False}
@@ -276,19 +236,12 @@ def test_invalid_arguments_every_pair(impl):
 
 # --- against the oracle ---------------------------------------------------------
 
-request_rows = st.integers(0, 7).flatmap(
-    lambda n: st.tuples(
-        st.lists(st.integers(0, 40), min_size=n, max_size=n, unique=True),
-        st.lists(st.tuples(st.integers(0, 12), st.integers(0, 3), st.integers(0, 6)), min_size=n, max_size=n),
-    ).map(lambda t: [(i, *rest) for i, rest in zip(*t)])
-)
+REQUEST_ROWS = request_rows(7)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(6)
-@pytest.mark.edge("generated traces, both modes: outcomes and overhead match a step-by-step simulation of the prompt's rules")
+@graded(3, 6, "generated traces, both modes: outcomes and overhead match a step-by-step simulation of the prompt's rules")
 @settings(max_examples=60)
-@given(rows=request_rows, k=st.integers(1, 3), kv=st.integers(0, 5), bw=st.integers(1, 6), inc=st.booleans())
+@given(rows=REQUEST_ROWS, k=st.integers(1, 3), kv=st.integers(0, 5), bw=st.integers(1, 6), inc=st.booleans())
 @example(rows=[(1, 0, 3, 10), (2, 4, 1, 2), (3, 5, 0, 1)], k=1, kv=1, bw=1, inc=False)
 @example(rows=[(1, 0, 2, 12), (2, 2, 0, 1), (3, 6, 0, 1), (4, 10, 0, 1)], k=1, kv=2, bw=2, inc=True)
 @example(rows=[(1, 0, 2, 30), (9, 0, 1, 10), (2, 3, 0, 1), (3, 5, 2, 20), (4, 18, 0, 1)], k=2, kv=2, bw=1, inc=True)
@@ -308,20 +261,15 @@ N = 8_000
 
 
 @pytest.mark.complexity
-@pytest.mark.level(3)
-@pytest.mark.points(2)
+@graded(3, 2, f"{N:,} overloaded requests on 4 slots with incremental checkpoints: within 10x of the reference")
 @pytest.mark.timeout(120)
-@pytest.mark.edge(f"{N:,} overloaded requests on 4 slots with incremental checkpoints: within 10x of the reference")
 def test_complexity(impl):
     rows = overloaded_trace(lambda *row: row, N, 4, seed=11)
     mine = reqs_of(impl, rows)
 
     def answer(report):
         return digest((outs(report.outcomes), report.checkpoint_overhead))
-    got, expected = compare_speed(f"schedule_with_checkpoints({N:,} overloaded requests, 4, 2, 16, True)",
-                                  lambda: impl.schedule_with_checkpoints(mine, 4, 2, 16, True),
-                                  lambda theirs: reference().schedule_with_checkpoints(theirs, 4, 2, 16, True),
-                                  ref_setup=lambda: reqs_of(reference(), rows), answer=answer)
-    assert same(answer(got), expected), (
-        f"Called schedule_with_checkpoints({N:,} overloaded requests, 4, 2, 16, True). The result differs from the expected one."
-    )
+    check_speed(f"schedule_with_checkpoints({N:,} overloaded requests, 4, 2, 16, True)",
+                lambda: impl.schedule_with_checkpoints(mine, 4, 2, 16, True),
+                lambda theirs: reference().schedule_with_checkpoints(theirs, 4, 2, 16, True), "the result",
+                ref_setup=lambda: reqs_of(reference(), rows), answer=answer, hint=SLOW_HINT)

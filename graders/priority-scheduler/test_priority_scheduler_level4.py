@@ -9,17 +9,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from priority_scheduler_oracle import (
-    bursty_trace,
-    compare_speed,
-    latencies_by_class,
-    nearest_rank,
-    overloaded_trace,
-    reference,
-    rule_violation,
-)
+from priority_scheduler_oracle import (SLOW_HINT, bursty_trace, latencies_by_class, nearest_rank, overloaded_trace,
+                                       reference, rule_violation)
 
-from kata.checks import baseline
+from kata.checks import baseline, compare_speed, graded
 from kata.strict import same
 
 
@@ -42,9 +35,7 @@ STREAM = [(1, 0, 0, 4), (2, 0, 3, 2)] + [(10 + i, 4 * i + 1, 0, 4) for i in rang
 # --- the rules and the SLO report, one case each --------------------------------
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's level-4 example keeps every rule and reports its SLOs")
+@graded(4, 2, "the prompt's level-4 example keeps every rule and reports its SLOs")
 def test_prompt_example(impl):
     report = assert_rules(impl, STREAM, 1, 3, {0: 9, 3: 14}, what="prompt example")
     lat = latencies_by_class(reqs_of(impl, STREAM), {i: o.finish for i, o in report.outcomes.items()})
@@ -55,9 +46,7 @@ def test_prompt_example(impl):
     )
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("aging: a low-priority request behind an endless urgent stream is not overtaken by requests arriving more than priority * A after it")
+@graded(4, 3, "aging: a low-priority request behind an endless urgent stream is not overtaken by requests arriving more than priority * A after it")
 def test_aging_lets_the_starved_request_through(impl):
     rows = [(1, 0, 3, 3)] + [(100 + i, 2 * i, 0, 2) for i in range(40)]
     report = assert_rules(impl, rows, 1, 5, {}, rules=(3, 4), what="a priority-3 request behind 40 back-to-back priority-0 requests")
@@ -67,9 +56,7 @@ def test_aging_lets_the_starved_request_through(impl):
     )
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("no requests: empty outcomes and runs, every SLO met")
+@graded(4, 1, "no requests: empty outcomes and runs, every SLO met")
 def test_empty_input(impl):
     report = impl.schedule_with_aging([], 2, 5, {0: 10, 3: 0})
     runs = [r for r in report.runs if r.end > r.start]
@@ -78,9 +65,7 @@ def test_empty_input(impl):
     assert same(got, expected), f"Called schedule_with_aging([], 2, 5, {{0: 10, 3: 0}}). Returned {got}, expected {expected}."
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("an SLO met exactly (P99 latency equal to the bound) counts as met: <=, not <")
+@graded(4, 2, "an SLO met exactly (P99 latency equal to the bound) counts as met: <=, not <")
 def test_slo_met_at_equal_bound(impl):
     report = assert_rules(impl, [(1, 2, 0, 5)], 1, 4, {0: 5})
     assert same(report.slo_met, {0: True}), (
@@ -88,9 +73,7 @@ def test_slo_met_at_equal_bound(impl):
     )
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("an SLO one below the P99 latency is missed")
+@graded(4, 1, "an SLO one below the P99 latency is missed")
 def test_slo_missed(impl):
     report = assert_rules(impl, [(1, 2, 0, 5)], 1, 4, {0: 4})
     assert same(report.slo_met, {0: False}), (
@@ -98,9 +81,7 @@ def test_slo_missed(impl):
     )
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("the SLO is judged on P99 by nearest rank (of 3 values, the largest), not the median or the mean")
+@graded(4, 2, "the SLO is judged on P99 by nearest rank (of 3 values, the largest), not the median or the mean")
 def test_slo_uses_p99(impl):
     rows = [(1, 0, 0, 1), (2, 0, 0, 2), (3, 0, 0, 10)]  # 3 slots: latencies 1, 2, 10 whatever the policy
     for bound, expected in ((9, False), (10, True)):
@@ -111,9 +92,7 @@ def test_slo_uses_p99(impl):
         )
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("the SLO is judged on P99 by nearest rank: of 101 latencies that is the second largest, not the maximum")
+@graded(4, 2, "the SLO is judged on P99 by nearest rank: of 101 latencies that is the second largest, not the maximum")
 def test_slo_uses_p99_of_101(impl):
     # one slot, 101 priority-0 requests arriving 10 apart, each done before the next arrives: whatever
     # the policy, rules 1 and 3 make each run from its arrival, so the latencies are the durations:
@@ -127,9 +106,7 @@ def test_slo_uses_p99_of_101(impl):
         )
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("a priority in slo with no requests has met its SLO")
+@graded(4, 1, "a priority in slo with no requests has met its SLO")
 def test_slo_class_without_requests(impl):
     report = assert_rules(impl, [(1, 0, 0, 3)], 1, 4, {0: 3, 2: 0})
     assert same(report.slo_met, {0: True, 2: True}), (
@@ -137,9 +114,7 @@ def test_slo_class_without_requests(impl):
     )
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("slo_met has exactly the keys of slo: priorities without an SLO are not reported")
+@graded(4, 1, "slo_met has exactly the keys of slo: priorities without an SLO are not reported")
 def test_slo_met_keys(impl):
     report = assert_rules(impl, [(1, 0, 0, 3), (2, 0, 1, 3)], 2, 4, {1: 100})
     assert same(report.slo_met, {1: True}), (
@@ -147,16 +122,12 @@ def test_slo_met_keys(impl):
     )
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("zero-duration requests: start == finish >= arrival, and they too may not wait while a slot idles")
+@graded(4, 1, "zero-duration requests: start == finish >= arrival, and they too may not wait while a slot idles")
 def test_zero_duration_requests(impl):
     assert_rules(impl, [(1, 0, 2, 4), (2, 1, 0, 0), (3, 4, 1, 0), (4, 4, 3, 2)], 1, 2, {0: 3})
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("all requests of one priority: the rules hold (a policy that keeps them serves in arrival order)")
+@graded(4, 1, "all requests of one priority: the rules hold (a policy that keeps them serves in arrival order)")
 def test_one_priority(impl):
     rows = [(10 - i, i // 2, 2, 3 + i % 3) for i in range(8)]
     assert_rules(impl, rows, 2, 1, {2: 50})
@@ -184,9 +155,7 @@ INVALID = [
 ]
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("invalid arguments raise ValueError naming the argument")
+@graded(4, 1, "invalid arguments raise ValueError naming the argument")
 @pytest.mark.parametrize("k, a, slo, word", INVALID, ids=[f"{w}-{i}" for i, (*_, w) in enumerate(INVALID)])
 def test_invalid_arguments(impl, k, a, slo, word):
     with pytest.raises(ValueError, match=word):
@@ -205,9 +174,7 @@ slos = st.dictionaries(st.integers(0, 3), st.integers(0, 20), max_size=3)
 traces = dict(rows=request_rows, k=st.integers(1, 3), a=st.integers(1, 6), slo=slos)
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("rule 1 on generated traces: every request gets exactly its duration after its arrival; outcomes match the runs")
+@graded(4, 3, "rule 1 on generated traces: every request gets exactly its duration after its arrival; outcomes match the runs")
 @settings(max_examples=30)
 @given(**traces)
 @example(rows=[(1, 0, 2, 4), (2, 2, 0, 2)], k=1, a=5, slo={})
@@ -215,9 +182,7 @@ def test_rule1_work(impl, rows, k, a, slo):
     assert_rules(impl, rows, k, a, slo, rules=())
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("rule 2 on generated traces: never more than num_slots requests run at once")
+@graded(4, 2, "rule 2 on generated traces: never more than num_slots requests run at once")
 @settings(max_examples=30)
 @given(**traces)
 @example(rows=[(1, 0, 2, 4), (2, 0, 1, 4), (3, 1, 0, 2)], k=2, a=5, slo={})
@@ -225,9 +190,7 @@ def test_rule2_slot_limit(impl, rows, k, a, slo):
     assert_rules(impl, rows, k, a, slo, rules=(2,))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("rule 3 on generated traces: no slot idles while a request waits")
+@graded(4, 3, "rule 3 on generated traces: no slot idles while a request waits")
 @settings(max_examples=30)
 @given(**traces)
 @example(rows=[(1, 0, 2, 4), (2, 1, 0, 0), (3, 4, 1, 0)], k=1, a=2, slo={})
@@ -236,9 +199,7 @@ def test_rule3_no_idle_slot(impl, rows, k, a, slo):
     assert_rules(impl, rows, k, a, slo, rules=(3,))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("rule 4 on generated traces: no request waits while one that arrived more than priority * A after it runs")
+@graded(4, 3, "rule 4 on generated traces: no request waits while one that arrived more than priority * A after it runs")
 @settings(max_examples=30)
 @given(**traces)
 @example(rows=[(1, 0, 3, 2), (2, 0, 0, 4), (3, 4, 0, 4), (4, 8, 0, 4)], k=1, a=1, slo={})
@@ -246,9 +207,7 @@ def test_rule4_no_starvation(impl, rows, k, a, slo):
     assert_rules(impl, rows, k, a, slo, rules=(4,))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("slo_met on generated traces: P99 by nearest rank of the returned outcomes, <= the bound, True for empty classes")
+@graded(4, 2, "slo_met on generated traces: P99 by nearest rank of the returned outcomes, <= the bound, True for empty classes")
 @settings(max_examples=30)
 @given(**traces)
 @example(rows=[(1, 0, 0, 3)], k=1, a=1, slo={0: 3, 1: 0})
@@ -303,34 +262,26 @@ def check_tail(impl, ratio, cache):
     )
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(4)
+@graded(4, 4, "tail score: P99 of priority 0 on seeded traces at or below the baseline's")
 @pytest.mark.timeout(120)
-@pytest.mark.edge("tail score: P99 of priority 0 on seeded traces at or below the baseline's")
 def test_tail_at_or_below_baseline(impl, tail_cache):
     check_tail(impl, 1.0, tail_cache)
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
+@graded(4, 3, "tail score: P99 of priority 0 on seeded traces within 10% of the baseline's")
 @pytest.mark.timeout(120)
-@pytest.mark.edge("tail score: P99 of priority 0 on seeded traces within 10% of the baseline's")
 def test_tail_within_10_percent(impl, tail_cache):
     check_tail(impl, 1.10, tail_cache)
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
+@graded(4, 2, "tail score: P99 of priority 0 on seeded traces within 25% of the baseline's")
 @pytest.mark.timeout(120)
-@pytest.mark.edge("tail score: P99 of priority 0 on seeded traces within 25% of the baseline's")
 def test_tail_within_25_percent(impl, tail_cache):
     check_tail(impl, 1.25, tail_cache)
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
+@graded(4, 1, "tail score: P99 of priority 0 on seeded traces within 50% of the baseline's")
 @pytest.mark.timeout(120)
-@pytest.mark.edge("tail score: P99 of priority 0 on seeded traces within 50% of the baseline's")
 def test_tail_within_50_percent(impl, tail_cache):
     check_tail(impl, 1.50, tail_cache)
 
@@ -341,15 +292,13 @@ N = 8_000
 
 
 @pytest.mark.complexity
-@pytest.mark.level(4)
-@pytest.mark.points(2)
+@graded(4, 2, f"{N:,} overloaded requests on 4 slots: within 10x of the reference")
 @pytest.mark.timeout(120)
-@pytest.mark.edge(f"{N:,} overloaded requests on 4 slots: within 10x of the reference")
 def test_complexity(impl):
     rows = overloaded_trace(lambda *row: row, N, 4, seed=13)
     mine = reqs_of(impl, rows)
     got, _ = compare_speed(f"schedule_with_aging({N:,} overloaded requests, 4, 40, {{0: 50}})",
                            lambda: impl.schedule_with_aging(mine, 4, 40, {0: 50}),
                            lambda theirs: reference().schedule_with_aging(theirs, 4, 40, {0: 50}),
-                           ref_setup=lambda: reqs_of(reference(), rows))
+                           ref_setup=lambda: reqs_of(reference(), rows), hint=SLOW_HINT)
     assert same(len(got.outcomes), N), f"Called schedule_with_aging({N:,} requests, ...). Returned {len(got.outcomes)} outcomes, expected {N}."

@@ -1,5 +1,6 @@
 """Shared helpers of the replica-router hidden suite: a slow, obviously correct oracle of every
-level, the scenario notation, the checks, and the query generators of the property tests.
+level and the query generators of the property tests (scenarios are written as
+kata.checks.query_lines text and run by kata.checks.run_queries).
 
 The oracle keeps only plain facts (each request's replica, priority, arrival and placement
 number; each replica's capacity and whether it drains) and recounts everything it needs on every
@@ -8,14 +9,11 @@ step, sorting the whole candidate list each time.
 
 from __future__ import annotations
 
-import copy
 import random
 from fractions import Fraction
 
-import pytest
 from hypothesis import strategies as st
 
-from kata.strict import same
 
 # --- the oracle ---------------------------------------------------------------------------------
 
@@ -144,69 +142,6 @@ def oracle(queries: list[list[str]]) -> list[str]:
             raise AssertionError(f"unknown operation {op!r}")
         admit(now)
     return out
-
-
-# --- scenarios and checks -----------------------------------------------------------------------
-
-
-def steps(text: str) -> tuple[list[list[str]], list[str]]:
-    """Queries and expected outputs from lines `QUERY ARGS -> OUTPUT  # note`; '' is the empty
-    string. Example: steps("ADD_REPLICA r1 2 -> true\\nROUTE a t -> r1")"""
-    queries, expected = [], []
-    for line in text.strip().splitlines():
-        line = line.split("#")[0].strip()
-        if not line:
-            continue
-        left, right = line.split("->")
-        queries.append(left.split())
-        right = right.strip()
-        expected.append("" if right == "''" else right)
-    return queries, expected
-
-
-def _show(queries: list[list[str]], upto: int) -> str:
-    """The queries up to `upto` (1-based), the middle elided when long."""
-    head = queries[:upto]
-    if len(head) <= 14:
-        text = ", ".join(map(repr, head))
-    else:
-        text = ", ".join(map(repr, head[:4])) + f", ... {len(head) - 13} more ..., " + \
-            ", ".join(map(repr, head[-9:]))
-    rest = len(queries) - upto
-    return f"solution([{text}{', ...' if rest else ''}])" + (f" ({len(queries)} queries)" if rest else "")
-
-
-def _short(value, limit: int = 300) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def check_run(impl, queries: list[list[str]], expected: list[str]) -> None:
-    """solution(queries) returns exactly `expected`; the message names the first query that
-    differs, with the queries before it."""
-    __tracebackhide__ = True
-    got = impl.solution(copy.deepcopy(queries))
-    if same(got, expected):
-        return
-    if type(got) is not list or len(got) != len(expected):
-        pytest.fail(f"Called {_show(queries, len(queries))}. Returned {_short(got)}, expected "
-                    f"{_short(expected)} (one string per query).", pytrace=False)
-    for i, (g, e) in enumerate(zip(got, expected, strict=True)):
-        if not same(g, e):
-            pytest.fail(f"Called {_show(queries, i + 1)}. Query {i + 1}, {queries[i]!r}, "
-                        f"returned {_short(g)}, expected {e!r}.", pytrace=False)
-
-
-def check_steps(impl, text: str) -> None:
-    __tracebackhide__ = True
-    queries, expected = steps(text)
-    check_run(impl, queries, expected)
-
-
-def check_oracle(impl, queries: list[list[str]]) -> None:
-    """solution(queries) agrees with the oracle on every query."""
-    __tracebackhide__ = True
-    check_run(impl, queries, oracle(copy.deepcopy(queries)))
 
 
 # --- query generators for the property tests ----------------------------------------------------

@@ -1,22 +1,18 @@
 """Hidden suite, level 1: replicas, placement by exact load, waiting, completion, status."""
 
-import copy
 
-import pytest
 from hypothesis import example, given
-from replica_router_oracle import check_oracle, check_run, check_steps, queries_up_to
+from replica_router_oracle import oracle, queries_up_to
 
-from kata.checks import check, property_settings
+from kata.checks import graded, property_settings, query_lines, run_queries
 
 PROPERTY = property_settings(60)
 BIG = 10**18
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("the prompt's level-1 example")
+@graded(1, 3, "the prompt's level-1 example")
 def test_prompt_example(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 1 -> true
         ADD_REPLICA r1 5 -> false
@@ -29,103 +25,85 @@ def test_prompt_example(impl):
         STATUS d -> r2
         COMPLETE b -> false
         STATUS b -> ''
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("no queries: an empty list")
+@graded(1, 1, "no queries: an empty list")
 def test_no_queries(impl):
-    check_run(impl, [], [])
+    run_queries(impl, [], [])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("ADD_REPLICA with an id already taken returns false and keeps the first capacity")
+@graded(1, 2, "ADD_REPLICA with an id already taken returns false and keeps the first capacity")
 def test_duplicate_replica_keeps_first_capacity(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ADD_REPLICA r1 5 -> false
         ROUTE a t -> r1
         ROUTE b t -> queued   # still one slot
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("capacity 0 is rejected (capacity < 1), and the id stays free")
+@graded(1, 2, "capacity 0 is rejected (capacity < 1), and the id stays free")
 def test_capacity_zero_rejected(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 0 -> false
         ROUTE a t -> queued
         ADD_REPLICA r1 1 -> true
         STATUS a -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a negative capacity is rejected")
+@graded(1, 1, "a negative capacity is rejected")
 def test_negative_capacity_rejected(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 -3 -> false
         ROUTE a t -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("capacity 1, the smallest allowed, is accepted")
+@graded(1, 1, "capacity 1, the smallest allowed, is accepted")
 def test_capacity_one_accepted(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA solo 1 -> true
         ROUTE a t -> solo
         ROUTE b t -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("ROUTE with no replica at all waits")
+@graded(1, 1, "ROUTE with no replica at all waits")
 def test_route_without_replicas_waits(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ROUTE a t -> queued
         STATUS a -> queued
         ROUTE b u -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("least loaded is running/capacity, not the fewest running requests")
+@graded(1, 3, "least loaded is running/capacity, not the fewest running requests")
 def test_load_is_a_ratio_not_a_count(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA big 10 -> true
         ADD_REPLICA small 2 -> true
         ROUTE a t -> big      # 0/10 and 0/2: tie, big < small
         ROUTE b t -> small    # 1/10 against 0/2
         ROUTE c t -> big      # 1/10 against 1/2
         ROUTE d t -> big      # 2/10 against 1/2: big has more requests but less load
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("equal loads go to the smallest id, not to the replica added first")
+@graded(1, 2, "equal loads go to the smallest id, not to the replica added first")
 def test_tie_goes_to_smallest_id_not_first_added(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r2 1 -> true
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> r2
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("ids compare by code point: r10 before r9, Z before a")
+@graded(1, 2, "ids compare by code point: r10 before r9, Z before a")
 def test_ids_compare_by_code_point(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r9 1 -> true
         ADD_REPLICA r10 1 -> true
         ADD_REPLICA a 1 -> true
@@ -134,28 +112,24 @@ def test_ids_compare_by_code_point(impl):
         ROUTE q2 t -> a
         ROUTE q3 t -> r10
         ROUTE q4 t -> r9
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("equal loads with different capacities (1/2 and 2/4) tie, so the smaller id wins")
+@graded(1, 2, "equal loads with different capacities (1/2 and 2/4) tie, so the smaller id wins")
 def test_equal_fractions_tie(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA x 4 -> true
         ADD_REPLICA w 2 -> true
         ROUTE a t -> w     # 0/4 and 0/2
         ROUTE b t -> x     # 0/4 against 1/2
         ROUTE c t -> x     # 1/4 against 1/2
         ROUTE d t -> w     # 2/4 equals 1/2: w < x
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a replica with running == capacity is full and skipped")
+@graded(1, 2, "a replica with running == capacity is full and skipped")
 def test_full_replica_skipped(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA a 1 -> true
         ADD_REPLICA b 3 -> true
         ROUTE q1 t -> a
@@ -163,27 +137,23 @@ def test_full_replica_skipped(impl):
         ROUTE q3 t -> b
         ROUTE q4 t -> b
         ROUTE q5 t -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("loads compared exactly: 1/(10**18 - 1) is more than 1/10**18 (floats call them equal)")
+@graded(1, 3, "loads compared exactly: 1/(10**18 - 1) is more than 1/10**18 (floats call them equal)")
 def test_exact_load_past_float_precision(impl):
-    check_steps(impl, f"""
+    run_queries(impl, *query_lines(f"""
         ADD_REPLICA a {BIG - 1} -> true
         ADD_REPLICA b {BIG} -> true
         ROUTE q1 t -> a
         ROUTE q2 t -> b
         ROUTE q3 t -> b    # a: 1/(10**18 - 1) > b: 1/10**18
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("capacities up to 10**18 are kept exactly")
+@graded(1, 1, "capacities up to 10**18 are kept exactly")
 def test_huge_capacities(impl):
-    check_steps(impl, f"""
+    run_queries(impl, *query_lines(f"""
         ADD_REPLICA a {BIG} -> true
         ADD_REPLICA b {3 * BIG // 10} -> true
         ROUTE q1 t -> a
@@ -192,14 +162,12 @@ def test_huge_capacities(impl):
         ROUTE q4 t -> a    # 2/10**18 is still less
         ROUTE q5 t -> a    # 3/10**18 too
         ROUTE q6 t -> b    # 4/10**18 is more
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("ROUTE with the id of a running request returns '' and changes nothing")
+@graded(1, 2, "ROUTE with the id of a running request returns '' and changes nothing")
 def test_duplicate_running_id(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 2 -> true
         ROUTE a t -> r1
@@ -209,14 +177,12 @@ def test_duplicate_running_id(impl):
         ROUTE c t -> r1
         ROUTE d t -> r2
         ROUTE e t -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("ROUTE with the id of a waiting request returns '' and it still waits once, in its place")
+@graded(1, 2, "ROUTE with the id of a waiting request returns '' and it still waits once, in its place")
 def test_duplicate_waiting_id(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> queued
@@ -229,14 +195,12 @@ def test_duplicate_waiting_id(impl):
         STATUS c -> r1
         COMPLETE c -> true
         ROUTE d t -> r1     # no second copy of b took the slot
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("the id of a completed request may be routed again, as a new request")
+@graded(1, 2, "the id of a completed request may be routed again, as a new request")
 def test_completed_id_reused(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         COMPLETE a -> true
@@ -244,25 +208,21 @@ def test_completed_id_reused(impl):
         STATUS a -> r1
         COMPLETE a -> true
         STATUS a -> ''
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("COMPLETE of an unknown request returns false")
+@graded(1, 1, "COMPLETE of an unknown request returns false")
 def test_complete_unknown(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         COMPLETE a -> false
         ADD_REPLICA r1 1 -> true
         COMPLETE r1 -> false   # a replica id is not a request id
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("COMPLETE of a waiting request returns false and it keeps waiting")
+@graded(1, 2, "COMPLETE of a waiting request returns false and it keeps waiting")
 def test_complete_waiting_request(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> queued
@@ -270,14 +230,12 @@ def test_complete_waiting_request(impl):
         STATUS b -> queued
         COMPLETE a -> true
         STATUS b -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a second COMPLETE of the same request returns false")
+@graded(1, 1, "a second COMPLETE of the same request returns false")
 def test_complete_twice(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
         ROUTE b t -> r1
@@ -285,14 +243,12 @@ def test_complete_twice(impl):
         COMPLETE a -> false
         ROUTE c t -> r1
         ROUTE d t -> queued    # the second COMPLETE freed nothing
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("a freed slot goes to the earliest-arrived waiting request, whatever its id or tenant")
+@graded(1, 3, "a freed slot goes to the earliest-arrived waiting request, whatever its id or tenant")
 def test_fifo_across_tenants(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE z t1 -> r1
         ROUTE y t2 -> queued
@@ -309,14 +265,12 @@ def test_fifo_across_tenants(impl):
         STATUS a -> queued
         COMPLETE c -> true
         STATUS a -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("ADD_REPLICA places waiting requests on the new replica, earliest first, up to its capacity")
+@graded(1, 2, "ADD_REPLICA places waiting requests on the new replica, earliest first, up to its capacity")
 def test_add_replica_admits_waiting(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ROUTE a t -> queued
         ROUTE b t -> queued
         ROUTE c t -> queued
@@ -326,14 +280,12 @@ def test_add_replica_admits_waiting(impl):
         STATUS c -> queued
         ADD_REPLICA r0 5 -> true
         STATUS c -> r0
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("waiting requests go to the least-loaded replica with a free slot, one by one")
+@graded(1, 2, "waiting requests go to the least-loaded replica with a free slot, one by one")
 def test_admission_uses_placement_rule(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> queued
@@ -345,78 +297,63 @@ def test_admission_uses_placement_rule(impl):
         STATUS d -> r1
         COMPLETE b -> true
         ROUTE e t -> r2
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("STATUS of an unknown or completed request is ''")
+@graded(1, 1, "STATUS of an unknown or completed request is ''")
 def test_status_inactive(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         STATUS a -> ''
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         COMPLETE a -> true
         STATUS a -> ''
         STATUS r1 -> ''
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("replica ids, request ids and tenant names are separate: a request may be called like a replica")
+@graded(1, 1, "replica ids, request ids and tenant names are separate: a request may be called like a replica")
 def test_namespaces_are_separate(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ROUTE r1 r1 -> r1
         ROUTE r2 r1 -> r1
         STATUS r1 -> r1
         COMPLETE r1 -> true
         STATUS r2 -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("solution does not modify the queries it is given")
+@graded(1, 2, "solution does not modify the queries it is given")
 def test_queries_not_modified(impl):
     queries = [["ADD_REPLICA", "r1", "1"], ["ROUTE", "a", "t"], ["ROUTE", "b", "t"],
                ["COMPLETE", "a"], ["STATUS", "b"]]
-    before = copy.deepcopy(queries)
-    got = impl.solution(queries)
-    check(got, ["true", "r1", "queued", "true", "r1"], "solution(queries)")  # and it answered them
-    check(queries, before, "solution(queries), then read queries back")
+    run_queries(impl, queries, ["true", "r1", "queued", "true", "r1"], as_given=True)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("each call starts from an empty router: nothing survives between calls")
+@graded(1, 2, "each call starts from an empty router: nothing survives between calls")
 def test_calls_are_independent(impl):
     first = [["ADD_REPLICA", "r1", "1"], ["ROUTE", "a", "t"], ["ROUTE", "b", "t"]]
-    check_run(impl, first, ["true", "r1", "queued"])
-    check_run(impl, first, ["true", "r1", "queued"])
-    check_run(impl, [["ROUTE", "a", "t"], ["STATUS", "b"]], ["queued", ""])
+    run_queries(impl, first, ["true", "r1", "queued"])
+    run_queries(impl, first, ["true", "r1", "queued"])
+    run_queries(impl, [["ROUTE", "a", "t"], ["STATUS", "b"]], ["queued", ""])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a long run: many completions and arrivals keep the order and the loads right")
+@graded(1, 2, "a long run: many completions and arrivals keep the order and the loads right")
 def test_long_run(impl):
     queries = [["ADD_REPLICA", "r2", "3"], ["ADD_REPLICA", "r1", "2"]]
     queries += [["ROUTE", f"q{i}", f"t{i % 3}"] for i in range(12)]
     queries += [["COMPLETE", f"q{i}"] for i in range(0, 12, 2)]
     queries += [["STATUS", f"q{i}"] for i in range(12)]
     queries += [["ROUTE", f"q{i}", "t"] for i in range(0, 6)]
-    check_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(8)
-@pytest.mark.edge("random level-1 query streams match a slow oracle")
+@graded(1, 8, "random level-1 query streams match a slow oracle")
 @PROPERTY
 @given(queries=queries_up_to(1))
 @example(queries=[["ADD_REPLICA", "r2", "2"], ["ADD_REPLICA", "r10", "1"], ["ROUTE", "a", "t1"],
                   ["ROUTE", "b", "t2"], ["ROUTE", "c", "t1"], ["ROUTE", "d", "t1"],
                   ["COMPLETE", "b"], ["STATUS", "d"], ["COMPLETE", "a"], ["STATUS", "d"]])
 def test_matches_oracle(impl, queries):
-    check_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)

@@ -1,21 +1,18 @@
 """Hidden suite, level 2: LOAD, TOP_REPLICAS, TENANT_REQUESTS, TOP_TENANTS, with level 1 around
 them."""
 
-import pytest
 from hypothesis import example, given
-from replica_router_oracle import check_oracle, check_steps, queries_up_to
+from replica_router_oracle import oracle, queries_up_to
 
-from kata.checks import property_settings
+from kata.checks import graded, property_settings, query_lines, run_queries
 
 PROPERTY = property_settings(60)
 BIG = 10**18
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(3)
-@pytest.mark.edge("the prompt's level-2 example")
+@graded(2, 3, "the prompt's level-2 example")
 def test_prompt_example(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 4 -> true
         ADD_REPLICA r2 2 -> true
         ROUTE q1 acme -> r1
@@ -32,51 +29,43 @@ def test_prompt_example(impl):
         TENANT_REQUESTS acme -> q1@r1,q10@r1,q2@r2
         TOP_TENANTS 5 -> beta(4),acme(3)
         LOAD r9 -> ''
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("LOAD of an unknown replica is ''")
+@graded(2, 1, "LOAD of an unknown replica is ''")
 def test_load_unknown(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         LOAD r1 -> ''
         ROUTE r1 t -> queued
         LOAD r1 -> ''     # a request id is not a replica id
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("LOAD is not reduced: 2/4, never 1/2; an idle replica is 0/capacity")
+@graded(2, 2, "LOAD is not reduced: 2/4, never 1/2; an idle replica is 0/capacity")
 def test_load_not_reduced(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 4 -> true
         LOAD r1 -> 0/4
         ROUTE a t -> r1
         ROUTE b t -> r1
         LOAD r1 -> 2/4
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("a rejected ADD_REPLICA leaves no replica, and a duplicate keeps the first capacity")
+@graded(2, 1, "a rejected ADD_REPLICA leaves no replica, and a duplicate keeps the first capacity")
 def test_load_after_rejected_adds(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 0 -> false
         LOAD r1 -> ''
         ADD_REPLICA r2 3 -> true
         ADD_REPLICA r2 7 -> false
         LOAD r2 -> 0/3
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("LOAD counts running requests only, never waiting ones, and drops with COMPLETE")
+@graded(2, 2, "LOAD counts running requests only, never waiting ones, and drops with COMPLETE")
 def test_load_counts_running_only(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> queued
@@ -87,61 +76,51 @@ def test_load_counts_running_only(impl):
         COMPLETE b -> true
         COMPLETE c -> true
         LOAD r1 -> 0/1
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("LOAD prints a capacity of 10**18 in full")
+@graded(2, 1, "LOAD prints a capacity of 10**18 in full")
 def test_load_huge_capacity(impl):
-    check_steps(impl, f"""
+    run_queries(impl, *query_lines(f"""
         ADD_REPLICA r1 {BIG} -> true
         ROUTE a t -> r1
         LOAD r1 -> 1/{BIG}
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("TOP_REPLICAS 0 is ''")
+@graded(2, 1, "TOP_REPLICAS 0 is ''")
 def test_top_replicas_zero(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
         TOP_REPLICAS 0 -> ''
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("TOP_REPLICAS with no replicas is ''")
+@graded(2, 1, "TOP_REPLICAS with no replicas is ''")
 def test_top_replicas_none(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         TOP_REPLICAS 3 -> ''
         ROUTE a t -> queued
         TOP_REPLICAS 1 -> ''
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("TOP_REPLICAS lists every replica, idle ones too, when n is larger than their number")
+@graded(2, 2, "TOP_REPLICAS lists every replica, idle ones too, when n is larger than their number")
 def test_top_replicas_n_larger(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 3 -> true
         ADD_REPLICA r3 1 -> true
         ROUTE a t -> r1
         TOP_REPLICAS 10 -> r1(1/2),r2(0/3),r3(0/1)
         TOP_REPLICAS 2 -> r1(1/2),r2(0/3)
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("busiest means highest load (running/capacity), not most running requests")
+@graded(2, 2, "busiest means highest load (running/capacity), not most running requests")
 def test_top_replicas_by_load(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA big 10 -> true
         ADD_REPLICA small 2 -> true
         ROUTE a t -> big
@@ -150,14 +129,12 @@ def test_top_replicas_by_load(impl):
         ROUTE d t -> big
         TOP_REPLICAS 1 -> small(1/2)
         TOP_REPLICAS 2 -> small(1/2),big(3/10)
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(3)
-@pytest.mark.edge("equal loads: smaller id first, by code point (r10 before r9), not the reverse")
+@graded(2, 3, "equal loads: smaller id first, by code point (r10 before r9), not the reverse")
 def test_top_replicas_ties_smaller_id_first(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r9 2 -> true
         ADD_REPLICA r10 4 -> true
         ADD_REPLICA s 1 -> true
@@ -168,41 +145,35 @@ def test_top_replicas_ties_smaller_id_first(impl):
         ROUTE d t -> r10     # 1/4 against 1/2 and a full s
         TOP_REPLICAS 3 -> s(1/1),r10(2/4),r9(1/2)
         TOP_REPLICAS 2 -> s(1/1),r10(2/4)
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("TOP_REPLICAS compares loads exactly past 2**53")
+@graded(2, 2, "TOP_REPLICAS compares loads exactly past 2**53")
 def test_top_replicas_exact(impl):
-    check_steps(impl, f"""
+    run_queries(impl, *query_lines(f"""
         ADD_REPLICA a {BIG} -> true
         ADD_REPLICA b {BIG - 1} -> true
         ROUTE q1 t -> a
         ROUTE q2 t -> b
         TOP_REPLICAS 2 -> b(1/{BIG - 1}),a(1/{BIG})
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("TENANT_REQUESTS is sorted by request id by code point (q10 before q2), not by arrival")
+@graded(2, 2, "TENANT_REQUESTS is sorted by request id by code point (q10 before q2), not by arrival")
 def test_tenant_requests_sorted_by_id(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 5 -> true
         ROUTE q2 t -> r1
         ROUTE q10 t -> r1
         ROUTE Q t -> r1
         ROUTE b t -> r1
         TENANT_REQUESTS t -> Q@r1,b@r1,q10@r1,q2@r1
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("TENANT_REQUESTS writes a waiting request as id@queued, among the running ones")
+@graded(2, 2, "TENANT_REQUESTS writes a waiting request as id@queued, among the running ones")
 def test_tenant_requests_waiting(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r2 1 -> true
         ROUTE b t -> r2
         ROUTE a t -> queued
@@ -211,56 +182,48 @@ def test_tenant_requests_waiting(impl):
         COMPLETE b -> true
         TENANT_REQUESTS t -> a@r2
         TENANT_REQUESTS u -> c@queued
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("TENANT_REQUESTS of a tenant with no active request is ''")
+@graded(2, 1, "TENANT_REQUESTS of a tenant with no active request is ''")
 def test_tenant_requests_none(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         TENANT_REQUESTS t -> ''
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         COMPLETE a -> true
         TENANT_REQUESTS t -> ''
         TENANT_REQUESTS r1 -> ''
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("a refused duplicate ROUTE does not move the request to the other tenant")
+@graded(2, 2, "a refused duplicate ROUTE does not move the request to the other tenant")
 def test_duplicate_route_keeps_tenant(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ROUTE a t1 -> r1
         ROUTE a t2 -> ''
         TENANT_REQUESTS t1 -> a@r1
         TENANT_REQUESTS t2 -> ''
         TOP_TENANTS 5 -> t1(1)
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("a reused id belongs to the tenant of its new ROUTE")
+@graded(2, 2, "a reused id belongs to the tenant of its new ROUTE")
 def test_reused_id_new_tenant(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t1 -> r1
         COMPLETE a -> true
         ROUTE a t2 -> r1
         TENANT_REQUESTS t1 -> ''
         TENANT_REQUESTS t2 -> a@r1
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(3)
-@pytest.mark.edge("TOP_TENANTS counts waiting requests as well as running ones")
+@graded(2, 3, "TOP_TENANTS counts waiting requests as well as running ones")
 def test_top_tenants_counts_waiting(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ROUTE a1 a -> r1
         ROUTE a2 a -> r1
@@ -268,14 +231,12 @@ def test_top_tenants_counts_waiting(impl):
         ROUTE b2 b -> queued
         ROUTE b3 b -> queued
         TOP_TENANTS 2 -> b(3),a(2)
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("TOP_TENANTS: equal counts, smaller name first, by code point")
+@graded(2, 2, "TOP_TENANTS: equal counts, smaller name first, by code point")
 def test_top_tenants_ties(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 9 -> true
         ROUTE x1 t2 -> r1
         ROUTE x2 t10 -> r1
@@ -283,14 +244,12 @@ def test_top_tenants_ties(impl):
         ROUTE x4 t2 -> r1
         TOP_TENANTS 4 -> t2(2),T(1),t10(1)
         TOP_TENANTS 2 -> t2(2),T(1)
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("a tenant whose requests all completed is not listed by TOP_TENANTS")
+@graded(2, 2, "a tenant whose requests all completed is not listed by TOP_TENANTS")
 def test_top_tenants_drop_finished(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 3 -> true
         ROUTE a t1 -> r1
         ROUTE b t2 -> r1
@@ -298,38 +257,32 @@ def test_top_tenants_drop_finished(impl):
         TOP_TENANTS 5 -> t2(1)
         COMPLETE b -> true
         TOP_TENANTS 5 -> ''
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("TOP_TENANTS 0 is ''")
+@graded(2, 1, "TOP_TENANTS 0 is ''")
 def test_top_tenants_zero(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ROUTE a t -> queued
         TOP_TENANTS 0 -> ''
         TOP_TENANTS 1 -> t(1)
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("TOP_TENANTS with n larger than the number of tenants lists them all")
+@graded(2, 1, "TOP_TENANTS with n larger than the number of tenants lists them all")
 def test_top_tenants_n_larger(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a u -> r1
         ROUTE b t -> queued
         ROUTE c u -> queued
         TOP_TENANTS 9 -> u(2),t(1)
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("TENANT_REQUESTS names each request's own replica, and follows a request placed after waiting")
+@graded(2, 2, "TENANT_REQUESTS names each request's own replica, and follows a request placed after waiting")
 def test_tenant_requests_across_replicas(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r2 1 -> true
         ADD_REPLICA r1 1 -> true
         ROUTE c t -> r1
@@ -339,14 +292,12 @@ def test_tenant_requests_across_replicas(impl):
         COMPLETE c -> true
         TENANT_REQUESTS t -> a@r2,b@r1
         LOAD r1 -> 1/1
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("query answers change nothing: asking twice gives the same answer and the same routing")
+@graded(2, 1, "query answers change nothing: asking twice gives the same answer and the same routing")
 def test_queries_change_nothing(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 2 -> true
         ROUTE a t -> r1
@@ -356,14 +307,12 @@ def test_queries_change_nothing(impl):
         TENANT_REQUESTS t -> a@r1
         LOAD r2 -> 0/2
         ROUTE b t -> r2
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("level 1 still holds around the queries: admission order and exact loads")
+@graded(2, 2, "level 1 still holds around the queries: admission order and exact loads")
 def test_level1_rules_with_queries(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE z t1 -> r1
         ROUTE y t2 -> queued
@@ -375,12 +324,10 @@ def test_level1_rules_with_queries(impl):
         TOP_REPLICAS 3 -> r0(2/2),r1(1/1)
         COMPLETE z -> true
         TOP_REPLICAS 3 -> r0(2/2),r1(0/1)
-    """)
+    """))
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(2)
-@pytest.mark.edge("a long run with every query of levels 1 and 2")
+@graded(2, 2, "a long run with every query of levels 1 and 2")
 def test_long_run(impl):
     queries = [["ADD_REPLICA", f"r{i}", str(i)] for i in range(1, 5)]
     for i in range(20):
@@ -390,16 +337,14 @@ def test_long_run(impl):
         queries.append(["TOP_REPLICAS", "3"])
     queries += [["TOP_TENANTS", "4"], ["TENANT_REQUESTS", "t1"], ["TENANT_REQUESTS", "t3"],
                 ["LOAD", "r4"], ["LOAD", "r3"]]
-    check_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(8)
-@pytest.mark.edge("random query streams of levels 1 and 2 match a slow oracle")
+@graded(2, 8, "random query streams of levels 1 and 2 match a slow oracle")
 @PROPERTY
 @given(queries=queries_up_to(2))
 @example(queries=[["ADD_REPLICA", "r2", "2"], ["ADD_REPLICA", "r10", "1"], ["ROUTE", "a", "t1"],
                   ["ROUTE", "b", "t2"], ["ROUTE", "c", "t1"], ["TOP_REPLICAS", "5"],
                   ["TOP_TENANTS", "5"], ["TENANT_REQUESTS", "t1"], ["LOAD", "r2"]])
 def test_matches_oracle(impl, queries):
-    check_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)

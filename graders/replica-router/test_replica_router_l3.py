@@ -1,20 +1,17 @@
 """Hidden suite, level 3: priorities, preemption and draining, with the queries of levels 1 and 2
 mixed in."""
 
-import pytest
 from hypothesis import example, given
-from replica_router_oracle import check_oracle, check_steps, queries_up_to
+from replica_router_oracle import oracle, queries_up_to
 
-from kata.checks import property_settings
+from kata.checks import graded, property_settings, query_lines, run_queries
 
 PROPERTY = property_settings(80)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("the prompt's level-3 example")
+@graded(3, 3, "the prompt's level-3 example")
 def test_prompt_example(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ROUTE a t1 2 -> r1
         ROUTE b t1 2 -> r1
@@ -30,40 +27,34 @@ def test_prompt_example(impl):
         LOAD r1 -> ''
         ADD_REPLICA r1 1 -> true
         STATUS c -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a ROUTE without a priority has priority 0, the same as an explicit 0")
+@graded(3, 2, "a ROUTE without a priority has priority 0, the same as an explicit 0")
 def test_default_priority_is_zero(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t 0 -> queued    # 0 does not beat 0
         ROUTE c t 1 -> r1        # 1 beats the default
         STATUS a -> queued
         TENANT_REQUESTS t -> a@queued,b@queued,c@r1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("priority 9 is valid and beats 8")
+@graded(3, 2, "priority 9 is valid and beats 8")
 def test_priority_nine_valid(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t 8 -> r1
         ROUTE b t 9 -> r1
         STATUS a -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("priority 10 is out of range: '' and nothing changes (the id stays free)")
+@graded(3, 2, "priority 10 is out of range: '' and nothing changes (the id stays free)")
 def test_priority_ten_rejected(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t 3 -> r1
         ROUTE b t 10 -> ''
@@ -71,26 +62,22 @@ def test_priority_ten_rejected(impl):
         STATUS b -> ''
         TOP_TENANTS 5 -> t(1)
         ROUTE b t 4 -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a negative priority is out of range: '' and nothing changes")
+@graded(3, 2, "a negative priority is out of range: '' and nothing changes")
 def test_negative_priority_rejected(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ROUTE a t -1 -> ''
         STATUS a -> ''
         ADD_REPLICA r1 1 -> true
         ROUTE a t 0 -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("a freed slot goes to the highest priority first, then to the earliest arrival")
+@graded(3, 3, "a freed slot goes to the highest priority first, then to the earliest arrival")
 def test_waiting_order_priority_then_arrival(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE x t 9 -> r1
         ROUTE a t 1 -> queued
@@ -105,14 +92,12 @@ def test_waiting_order_priority_then_arrival(impl):
         STATUS a -> r1
         COMPLETE a -> true
         STATUS d -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("a higher priority of another tenant goes before a lower priority that has waited longer")
+@graded(3, 3, "a higher priority of another tenant goes before a lower priority that has waited longer")
 def test_priority_beats_longer_wait_across_tenants(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE x t 9 -> r1
         ROUTE a t 1 -> queued
@@ -121,14 +106,12 @@ def test_priority_beats_longer_wait_across_tenants(impl):
         COMPLETE x -> true
         STATUS b -> r1
         STATUS a -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("ADD_REPLICA places several waiting requests in priority order")
+@graded(3, 2, "ADD_REPLICA places several waiting requests in priority order")
 def test_add_replica_priority_order(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ROUTE a t 1 -> queued
         ROUTE b t 3 -> queued
         ROUTE c u 3 -> queued
@@ -136,14 +119,12 @@ def test_add_replica_priority_order(impl):
         ADD_REPLICA r1 3 -> true
         TENANT_REQUESTS t -> a@r1,b@r1
         TENANT_REQUESTS u -> c@r1,d@queued
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("the victim is the lowest priority on any replica; ROUTE returns the victim's replica")
+@graded(3, 3, "the victim is the lowest priority on any replica; ROUTE returns the victim's replica")
 def test_victim_lowest_priority_any_replica(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ADD_REPLICA r2 1 -> true
         ROUTE a t 3 -> r1
@@ -152,42 +133,36 @@ def test_victim_lowest_priority_any_replica(impl):
         STATUS b -> queued
         STATUS a -> r1
         LOAD r2 -> 1/1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("the victim is the lowest priority, not the most recently placed request")
+@graded(3, 2, "the victim is the lowest priority, not the most recently placed request")
 def test_victim_lowest_not_latest(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ROUTE a t 1 -> r1
         ROUTE b t 4 -> r1
         ROUTE c t 5 -> r1
         STATUS a -> queued
         STATUS b -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("equal lowest priorities: the request placed most recently is preempted")
+@graded(3, 3, "equal lowest priorities: the request placed most recently is preempted")
 def test_victim_tie_most_recent(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
         ROUTE b t -> r1
         ROUTE c t 1 -> r1
         STATUS a -> r1
         STATUS b -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("equal lowest priorities on two replicas: the most recent placement, whichever replica it is on")
+@graded(3, 2, "equal lowest priorities on two replicas: the most recent placement, whichever replica it is on")
 def test_victim_tie_across_replicas(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ADD_REPLICA r2 1 -> true
         ROUTE a t -> r1
@@ -197,56 +172,48 @@ def test_victim_tie_across_replicas(impl):
         ROUTE d t 2 -> r1
         STATUS c -> queued
         STATUS b -> r2
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("placements within one query count in order: the second admitted is the most recent")
+@graded(3, 2, "placements within one query count in order: the second admitted is the most recent")
 def test_victim_tie_within_one_query(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ROUTE a t -> queued
         ROUTE b t -> queued
         ADD_REPLICA r1 2 -> true
         ROUTE c t 1 -> r1
         STATUS b -> queued
         STATUS a -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("equal priority never preempts (strictly lower only)")
+@graded(3, 3, "equal priority never preempts (strictly lower only)")
 def test_equal_priority_does_not_preempt(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t 4 -> r1
         ROUTE b t 4 -> queued
         ROUTE c t 3 -> queued
         STATUS a -> r1
         LOAD r1 -> 1/1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a free slot is taken without preempting anybody, whatever the priority")
+@graded(3, 2, "a free slot is taken without preempting anybody, whatever the priority")
 def test_free_slot_no_preemption(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ADD_REPLICA r2 1 -> true
         ROUTE a t -> r1
         ROUTE b t 9 -> r2
         STATUS a -> r1
         TOP_REPLICAS 2 -> r1(1/1),r2(1/1)
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("a preempted request keeps its arrival: it goes before later requests of its priority")
+@graded(3, 3, "a preempted request keeps its arrival: it goes before later requests of its priority")
 def test_preempted_keeps_arrival(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> queued
@@ -255,14 +222,12 @@ def test_preempted_keeps_arrival(impl):
         COMPLETE c -> true
         STATUS a -> r1
         STATUS b -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a preempted request keeps its priority: it goes before waiting requests of lower priority")
+@graded(3, 2, "a preempted request keeps its priority: it goes before waiting requests of lower priority")
 def test_preempted_keeps_priority(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t 3 -> r1
         ROUTE b t 1 -> queued
@@ -274,14 +239,12 @@ def test_preempted_keeps_priority(impl):
         STATUS c -> r1
         COMPLETE c -> true
         STATUS b -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a preempted request is waiting: COMPLETE is false, a new ROUTE with its id is ''")
+@graded(3, 2, "a preempted request is waiting: COMPLETE is false, a new ROUTE with its id is ''")
 def test_preempted_is_waiting(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b u 1 -> r1
@@ -291,14 +254,12 @@ def test_preempted_is_waiting(impl):
         TOP_TENANTS 2 -> t(1),u(1)
         COMPLETE b -> true
         STATUS a -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a preempted request is placed again by the placement rule, possibly on another replica")
+@graded(3, 2, "a preempted request is placed again by the placement rule, possibly on another replica")
 def test_preempted_moves_replica(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE x t 5 -> r1
@@ -306,38 +267,32 @@ def test_preempted_moves_replica(impl):
         STATUS a -> r2
         ROUTE y t 6 -> r2     # a is the only lower priority, on r2 now
         STATUS a -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("DRAIN of an unknown replica is false")
+@graded(3, 1, "DRAIN of an unknown replica is false")
 def test_drain_unknown(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         DRAIN r1 -> false
         ROUTE r1 t -> queued
         DRAIN r1 -> false
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("DRAIN of a replica already draining is false")
+@graded(3, 2, "DRAIN of a replica already draining is false")
 def test_drain_twice(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         DRAIN r1 -> true
         DRAIN r1 -> false
         LOAD r1 -> 1/1
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("DRAIN of an empty replica removes it at once: LOAD '', TOP_REPLICAS leaves it out, its id is free")
+@graded(3, 3, "DRAIN of an empty replica removes it at once: LOAD '', TOP_REPLICAS leaves it out, its id is free")
 def test_drain_empty_removes_at_once(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 2 -> true
         DRAIN r1 -> true
@@ -346,14 +301,12 @@ def test_drain_empty_removes_at_once(impl):
         DRAIN r1 -> false
         ADD_REPLICA r1 3 -> true
         LOAD r1 -> 0/3
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("a draining replica stays until its last request completes: listed, its id taken; then removed")
+@graded(3, 3, "a draining replica stays until its last request completes: listed, its id taken; then removed")
 def test_drain_removed_after_last_complete(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
         ROUTE b t -> r1
@@ -368,14 +321,12 @@ def test_drain_removed_after_last_complete(impl):
         LOAD r1 -> ''
         TOP_REPLICAS 5 -> ''
         ADD_REPLICA r1 5 -> true
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a replica removed by its last COMPLETE is unknown: DRAIN of it is false, its id is free")
+@graded(3, 2, "a replica removed by its last COMPLETE is unknown: DRAIN of it is false, its id is free")
 def test_drain_after_removal_by_complete(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         DRAIN r1 -> true
@@ -384,14 +335,12 @@ def test_drain_after_removal_by_complete(impl):
         LOAD r1 -> ''
         ADD_REPLICA r1 2 -> true
         DRAIN r1 -> true
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("no request is placed on a draining replica, even one with the lowest load")
+@graded(3, 3, "no request is placed on a draining replica, even one with the lowest load")
 def test_draining_not_placed(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 10 -> true
         ADD_REPLICA r2 1 -> true
         ROUTE a t -> r1
@@ -399,14 +348,12 @@ def test_draining_not_placed(impl):
         ROUTE b t -> r2
         ROUTE c t -> queued
         LOAD r1 -> 1/10
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("a slot freed on a draining replica is not given to a waiting request")
+@graded(3, 3, "a slot freed on a draining replica is not given to a waiting request")
 def test_draining_slot_not_reused(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
         ROUTE b t -> r1
@@ -419,14 +366,12 @@ def test_draining_slot_not_reused(impl):
         STATUS c -> queued
         ADD_REPLICA r2 1 -> true
         STATUS c -> r2
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(3)
-@pytest.mark.edge("requests on a draining replica are never preempted")
+@graded(3, 3, "requests on a draining replica are never preempted")
 def test_draining_requests_not_preempted(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         DRAIN r1 -> true
@@ -434,14 +379,12 @@ def test_draining_requests_not_preempted(impl):
         STATUS a -> r1
         ADD_REPLICA r2 1 -> true
         STATUS b -> r2
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("the victim comes from an accepting replica even when a draining one runs lower priorities")
+@graded(3, 2, "the victim comes from an accepting replica even when a draining one runs lower priorities")
 def test_victim_skips_draining(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ADD_REPLICA r2 1 -> true
         ROUTE a t -> r1
@@ -450,14 +393,12 @@ def test_victim_skips_draining(impl):
         ROUTE c t 5 -> r2
         STATUS a -> r1
         STATUS b -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("level 2 during preemption and draining: loads, busiest replicas and tenants stay exact")
+@graded(3, 2, "level 2 during preemption and draining: loads, busiest replicas and tenants stay exact")
 def test_queries_with_preemption_and_drain(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 4 -> true
         ROUTE a t1 -> r1
@@ -476,12 +417,10 @@ def test_queries_with_preemption_and_drain(impl):
         TOP_REPLICAS 2 -> r2(4/4)
         COMPLETE c -> true
         STATUS f -> r2
-    """)
+    """))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(2)
-@pytest.mark.edge("a long run of every operation of levels 1-3")
+@graded(3, 2, "a long run of every operation of levels 1-3")
 def test_long_run(impl):
     queries = [["ADD_REPLICA", "r1", "2"], ["ADD_REPLICA", "r2", "3"]]
     for i in range(24):
@@ -492,16 +431,14 @@ def test_long_run(impl):
             queries += [["DRAIN", "r1"], ["ADD_REPLICA", "r3", "2"]]
         queries.append(["TOP_TENANTS", "3"])
     queries += [["STATUS", f"q{i}"] for i in range(24)] + [["TOP_REPLICAS", "3"], ["LOAD", "r1"]]
-    check_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(8)
-@pytest.mark.edge("random query streams of levels 1-3 match a slow oracle")
+@graded(3, 8, "random query streams of levels 1-3 match a slow oracle")
 @PROPERTY
 @given(queries=queries_up_to(3))
 @example(queries=[["ADD_REPLICA", "r1", "2"], ["ROUTE", "a", "t1", "3"], ["ROUTE", "b", "t2", "3"],
                   ["ROUTE", "c", "t1", "5"], ["DRAIN", "r1"], ["ROUTE", "d", "t2", "9"],
                   ["ADD_REPLICA", "r2", "1"], ["COMPLETE", "a"], ["STATUS", "b"], ["STATUS", "d"]])
 def test_matches_oracle(impl, queries):
-    check_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)

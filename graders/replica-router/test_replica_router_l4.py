@@ -2,20 +2,17 @@
 operations mixed in. The level-1 to level-3 suites run again on a level-4 solution, so a
 refactor that breaks an earlier rule fails there too."""
 
-import pytest
 from hypothesis import example, given
-from replica_router_oracle import check_oracle, check_steps, queries_up_to
+from replica_router_oracle import oracle, queries_up_to
 
-from kata.checks import property_settings
+from kata.checks import graded, property_settings, query_lines, run_queries
 
 PROPERTY = property_settings(100)
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("the prompt's level-4 example")
+@graded(4, 3, "the prompt's level-4 example")
 def test_prompt_example(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         SET_WEIGHT gold 3 -> true
         ROUTE x free -> r1
@@ -33,36 +30,30 @@ def test_prompt_example(impl):
         SET_LIMIT free 2 -> true
         STATUS f3 -> queued
         TENANT_REQUESTS free -> f1@r1,f2@r2,f3@queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("SET_WEIGHT accepts 1 and 100, the bounds")
+@graded(4, 2, "SET_WEIGHT accepts 1 and 100, the bounds")
 def test_set_weight_bounds_accepted(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_WEIGHT t 1 -> true
         SET_WEIGHT t 100 -> true
         SET_WEIGHT nobody 7 -> true
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("SET_WEIGHT rejects 0, 101 and negatives")
+@graded(4, 2, "SET_WEIGHT rejects 0, 101 and negatives")
 def test_set_weight_out_of_range(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_WEIGHT t 0 -> false
         SET_WEIGHT t 101 -> false
         SET_WEIGHT t -5 -> false
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("a rejected SET_WEIGHT keeps the weight set before")
+@graded(4, 2, "a rejected SET_WEIGHT keeps the weight set before")
 def test_rejected_weight_changes_nothing(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 3 -> true        # 2
         SET_WEIGHT g 0 -> false       # 3
@@ -71,14 +62,12 @@ def test_rejected_weight_changes_nothing(impl):
         ROUTE g1 g -> queued          # 6
         COMPLETE x -> true            # 7: f1 (7-5)*1 = 2, g1 (7-6)*3 = 3
         STATUS g1 -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("the largest weighted wait (now - arrival) * weight is placed first, not the earliest arrival")
+@graded(4, 3, "the largest weighted wait (now - arrival) * weight is placed first, not the earliest arrival")
 def test_weighted_wait_beats_arrival(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 2 -> true        # 2
         ROUTE x t -> r1               # 3
@@ -90,14 +79,12 @@ def test_weighted_wait_beats_arrival(impl):
         COMPLETE x -> true            # 9: f1 (9-4)*1 = 5, g1 (9-6)*2 = 6
         STATUS g1 -> r1
         STATUS f1 -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("now is the number of the current query (every query counts, not only ROUTEs)")
+@graded(4, 3, "now is the number of the current query (every query counts, not only ROUTEs)")
 def test_now_is_the_query_number(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 3 -> true        # 2
         ROUTE x t -> r1               # 3
@@ -108,14 +95,12 @@ def test_now_is_the_query_number(impl):
         LOAD r1 -> 1/1                # 8
         COMPLETE x -> true            # 9: f1 (9-4)*1 = 5, g1 (9-5)*3 = 12
         STATUS g1 -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("weighted wait at this very query: with now one lower the other request would win")
+@graded(4, 3, "weighted wait at this very query: with now one lower the other request would win")
 def test_weighted_wait_uses_current_query(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 2 -> true        # 2
         ROUTE x t -> r1               # 3
@@ -126,14 +111,12 @@ def test_weighted_wait_uses_current_query(impl):
         STATUS g1 -> queued           # 8
         COMPLETE x -> true            # 9: f1 5, g1 6 (at 8 they would tie at 4)
         STATUS g1 -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("equal weighted waits: the earliest arrival, not the larger weight or the smaller tenant name")
+@graded(4, 3, "equal weighted waits: the earliest arrival, not the larger weight or the smaller tenant name")
 def test_weighted_tie_earliest_arrival(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 2 -> true        # 2
         ROUTE x t -> r1               # 3
@@ -146,14 +129,12 @@ def test_weighted_tie_earliest_arrival(impl):
         COMPLETE x -> true            # 10: z1 (10-4)*1 = 6, g1 (10-7)*2 = 6
         STATUS z1 -> r1
         STATUS g1 -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("priority comes before weight: a higher priority goes first whatever the weighted waits")
+@graded(4, 3, "priority comes before weight: a higher priority goes first whatever the weighted waits")
 def test_priority_before_weight(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         SET_WEIGHT g 100 -> true
         ROUTE x t 9 -> r1
@@ -162,14 +143,12 @@ def test_priority_before_weight(impl):
         STATUS g1 -> queued
         COMPLETE x -> true
         STATUS f1 -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("inside one tenant: highest priority first, then earliest arrival")
+@graded(4, 3, "inside one tenant: highest priority first, then earliest arrival")
 def test_within_tenant_priority_order(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 5 -> true        # 2
         ROUTE x t 9 -> r1             # 3
@@ -185,14 +164,12 @@ def test_within_tenant_priority_order(impl):
         STATUS f1 -> r1
         COMPLETE f1 -> true
         STATUS g1 -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("the weight used is the tenant's weight at the moment of placing, for the whole wait")
+@graded(4, 2, "the weight used is the tenant's weight at the moment of placing, for the whole wait")
 def test_weight_changed_while_waiting(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true      # 1
         ROUTE x t -> r1               # 2
         ROUTE f1 f -> queued          # 3
@@ -204,14 +181,12 @@ def test_weight_changed_while_waiting(impl):
         ROUTE g2 g -> queued          # 9
         COMPLETE g1 -> true           # 10: f1 7*1, g2 1*1
         STATUS f1 -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("equal weights other than 1 keep level 3's order: earliest arrival first")
+@graded(4, 2, "equal weights other than 1 keep level 3's order: earliest arrival first")
 def test_equal_weights_fifo(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_WEIGHT a 5 -> true
         SET_WEIGHT b 5 -> true
         SET_WEIGHT c 5 -> true
@@ -225,14 +200,12 @@ def test_equal_weights_fifo(impl):
         STATUS a1 -> r1
         COMPLETE a1 -> true
         STATUS c1 -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("weights change neither the replica chosen nor the victim of a preemption")
+@graded(4, 2, "weights change neither the replica chosen nor the victim of a preemption")
 def test_weights_do_not_change_placement_or_victim(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_WEIGHT heavy 100 -> true
         ADD_REPLICA r2 2 -> true
         ADD_REPLICA r1 2 -> true
@@ -243,14 +216,12 @@ def test_weights_do_not_change_placement_or_victim(impl):
         ROUTE e light 3 -> r2     # the victim is d, placed last among priority 0
         STATUS d -> queued
         STATUS c -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("SET_LIMIT accepts 0 and rejects a negative limit, which changes nothing")
+@graded(4, 2, "SET_LIMIT accepts 0 and rejects a negative limit, which changes nothing")
 def test_set_limit_bounds(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_LIMIT t 2 -> true
         SET_LIMIT t -1 -> false
         SET_LIMIT u 0 -> true
@@ -259,14 +230,12 @@ def test_set_limit_bounds(impl):
         ROUTE b t -> r1
         ROUTE c t -> queued      # the limit is still 2
         ROUTE d u -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("a ROUTE from a tenant at its limit waits even though a slot is free")
+@graded(4, 3, "a ROUTE from a tenant at its limit waits even though a slot is free")
 def test_route_at_limit_waits(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_LIMIT t 1 -> true
         ADD_REPLICA r1 3 -> true
         ROUTE a t -> r1
@@ -274,14 +243,12 @@ def test_route_at_limit_waits(impl):
         ROUTE c u -> r1
         LOAD r1 -> 2/3
         TENANT_REQUESTS t -> a@r1,b@queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("a tenant at its limit: a bad priority or an active id still returns '' before the limit is looked at")
+@graded(4, 2, "a tenant at its limit: a bad priority or an active id still returns '' before the limit is looked at")
 def test_at_limit_earlier_checks_first(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_LIMIT t 0 -> true
         ADD_REPLICA r1 1 -> true
         ROUTE a t 10 -> ''
@@ -293,14 +260,12 @@ def test_at_limit_earlier_checks_first(impl):
         TENANT_REQUESTS t -> a@queued
         TOP_TENANTS 5 -> t(1)
         ROUTE b u -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("a higher-priority request waiting at its tenant's limit blocks no ROUTE: free slot taken, then preemption")
+@graded(4, 3, "a higher-priority request waiting at its tenant's limit blocks no ROUTE: free slot taken, then preemption")
 def test_limited_waiting_blocks_no_route(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         SET_LIMIT t 1 -> true
         ROUTE a t -> r1
@@ -310,14 +275,12 @@ def test_limited_waiting_blocks_no_route(impl):
         STATUS c -> queued
         STATUS b -> queued
         STATUS a -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("placements after one query are numbered in the order made (weighted order), not by arrival")
+@graded(4, 2, "placements after one query are numbered in the order made (weighted order), not by arrival")
 def test_placement_order_within_query_weighted(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_WEIGHT g 5 -> true      # 1
         ROUTE a t -> queued         # 2
         ROUTE b g -> queued         # 3
@@ -325,28 +288,24 @@ def test_placement_order_within_query_weighted(impl):
         ROUTE c u 1 -> r1           # a was placed last: a is preempted
         STATUS a -> queued
         STATUS b -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("at its limit means running >= limit: one below the limit still routes")
+@graded(4, 3, "at its limit means running >= limit: one below the limit still routes")
 def test_limit_boundary(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_LIMIT t 2 -> true
         ADD_REPLICA r1 4 -> true
         ROUTE a t -> r1
         ROUTE b t -> r1
         ROUTE c t -> queued
         LOAD r1 -> 2/4
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("limit 0: every request of the tenant waits; TOP_TENANTS still counts them")
+@graded(4, 2, "limit 0: every request of the tenant waits; TOP_TENANTS still counts them")
 def test_limit_zero(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 4 -> true
         SET_LIMIT t 0 -> true
         ROUTE a t -> queued
@@ -354,14 +313,12 @@ def test_limit_zero(impl):
         ROUTE c u -> r1
         TOP_TENANTS 2 -> t(2),u(1)
         STATUS b -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("a tenant at its limit preempts nobody, whatever its priority")
+@graded(4, 3, "a tenant at its limit preempts nobody, whatever its priority")
 def test_at_limit_no_preemption(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_LIMIT t 1 -> true
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
@@ -370,27 +327,23 @@ def test_at_limit_no_preemption(impl):
         STATUS x -> r1
         ROUTE y v 9 -> r1        # v has no limit: x is preempted
         STATUS x -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("the victim may belong to a tenant at its limit")
+@graded(4, 2, "the victim may belong to a tenant at its limit")
 def test_victim_of_limited_tenant(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_LIMIT u 1 -> true
         ADD_REPLICA r1 1 -> true
         ROUTE a u -> r1
         ROUTE b t 5 -> r1
         STATUS a -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("raising a limit places the tenant's waiting requests at once, by the placement rule")
+@graded(4, 3, "raising a limit places the tenant's waiting requests at once, by the placement rule")
 def test_raising_limit_admits(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 4 -> true
         SET_LIMIT t 0 -> true
@@ -401,14 +354,12 @@ def test_raising_limit_admits(impl):
         STATUS a -> r2
         STATUS b -> r2
         TOP_REPLICAS 2 -> r1(1/2),r2(2/4)
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("a limit below the running count preempts nothing; the tenant waits until it is below the limit")
+@graded(4, 3, "a limit below the running count preempts nothing; the tenant waits until it is below the limit")
 def test_lowering_limit(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_LIMIT t 2 -> true
         ADD_REPLICA r1 4 -> true
         ROUTE a t -> r1
@@ -422,14 +373,12 @@ def test_lowering_limit(impl):
         LOAD r1 -> 1/4
         COMPLETE b -> true
         STATUS c -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("admission skips a tenant at its limit and places the next eligible request")
+@graded(4, 3, "admission skips a tenant at its limit and places the next eligible request")
 def test_admission_skips_limited_tenant(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         ROUTE x v 9 -> r1
         ROUTE b u 5 -> queued
@@ -438,14 +387,12 @@ def test_admission_skips_limited_tenant(impl):
         COMPLETE x -> true
         STATUS c -> r1
         STATUS b -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("raising a limit places waiting requests only into free slots, never by preemption")
+@graded(4, 3, "raising a limit places waiting requests only into free slots, never by preemption")
 def test_raising_limit_never_preempts(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 1 -> true
         SET_LIMIT t 0 -> true
         ROUTE a t 9 -> queued
@@ -455,14 +402,12 @@ def test_raising_limit_never_preempts(impl):
         STATUS b -> r1
         COMPLETE b -> true
         STATUS a -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("a preempted request no longer counts against its tenant's limit")
+@graded(4, 3, "a preempted request no longer counts against its tenant's limit")
 def test_preemption_frees_limit(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_LIMIT u 1 -> true
         ADD_REPLICA r1 1 -> true
         ROUTE a u -> r1
@@ -471,14 +416,12 @@ def test_preemption_frees_limit(impl):
         ADD_REPLICA r2 1 -> true
         STATUS a -> r2
         STATUS b -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("COMPLETE lowers the tenant's running count: its next waiting request is placed")
+@graded(4, 2, "COMPLETE lowers the tenant's running count: its next waiting request is placed")
 def test_complete_frees_limit(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_LIMIT t 1 -> true
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
@@ -486,28 +429,24 @@ def test_complete_frees_limit(impl):
         COMPLETE a -> true
         STATUS b -> r1
         ROUTE c t -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("the limit counts running requests only, not waiting ones")
+@graded(4, 2, "the limit counts running requests only, not waiting ones")
 def test_limit_counts_running_only(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_LIMIT t 2 -> true
         ROUTE a t -> queued
         ROUTE b t -> queued
         ROUTE c t -> queued
         ADD_REPLICA r1 5 -> true
         TENANT_REQUESTS t -> a@r1,b@r1,c@queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(3)
-@pytest.mark.edge("the victim is the most recently placed, which is not the latest arrival once limits reorder placements")
+@graded(4, 3, "the victim is the most recently placed, which is not the latest arrival once limits reorder placements")
 def test_victim_most_recent_placement_not_arrival(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 2 -> true
         SET_LIMIT A 0 -> true
         ROUTE a A -> queued
@@ -517,14 +456,12 @@ def test_victim_most_recent_placement_not_arrival(impl):
         ROUTE c C 1 -> r1
         STATUS a -> queued
         STATUS b -> r1
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("draining and limits together: a raised limit never places on a draining replica")
+@graded(4, 2, "draining and limits together: a raised limit never places on a draining replica")
 def test_limit_and_drain(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         ADD_REPLICA r1 3 -> true
         ADD_REPLICA r2 1 -> true
         SET_LIMIT t 0 -> true
@@ -535,14 +472,12 @@ def test_limit_and_drain(impl):
         STATUS a -> r2
         ROUTE c t -> queued
         TOP_REPLICAS 3 -> r2(1/1),r1(1/3)
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("earlier levels' rules with weights and limits set: duplicate ids, COMPLETE of a waiting request, TOP_TENANTS")
+@graded(4, 2, "earlier levels' rules with weights and limits set: duplicate ids, COMPLETE of a waiting request, TOP_TENANTS")
 def test_earlier_rules_with_weights(impl):
-    check_steps(impl, """
+    run_queries(impl, *query_lines("""
         SET_WEIGHT t 9 -> true
         SET_LIMIT u 1 -> true
         ADD_REPLICA r1 1 -> true
@@ -556,12 +491,10 @@ def test_earlier_rules_with_weights(impl):
         COMPLETE a -> true
         STATUS c -> r1
         STATUS b -> queued
-    """)
+    """))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(2)
-@pytest.mark.edge("a long run with weights, limits, preemption and draining")
+@graded(4, 2, "a long run with weights, limits, preemption and draining")
 def test_long_run(impl):
     queries = [["ADD_REPLICA", "r1", "2"], ["ADD_REPLICA", "r2", "2"], ["SET_WEIGHT", "t1", "3"],
                ["SET_WEIGHT", "t2", "2"], ["SET_LIMIT", "t0", "2"]]
@@ -575,12 +508,10 @@ def test_long_run(impl):
             queries += [["SET_WEIGHT", "t0", "7"], ["SET_LIMIT", "t0", "4"]]
         queries.append(["TOP_TENANTS", "3"])
     queries += [["STATUS", f"q{i}"] for i in range(30)] + [["TOP_REPLICAS", "3"]]
-    check_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(10)
-@pytest.mark.edge("random query streams of every level match a slow oracle")
+@graded(4, 10, "random query streams of every level match a slow oracle")
 @PROPERTY
 @given(queries=queries_up_to(4))
 @example(queries=[["ADD_REPLICA", "r1", "1"], ["SET_WEIGHT", "t2", "3"], ["ROUTE", "a", "t1"],
@@ -588,4 +519,4 @@ def test_long_run(impl):
                   ["SET_LIMIT", "t1", "0"], ["ROUTE", "d", "t2"], ["COMPLETE", "c"],
                   ["STATUS", "d"], ["SET_LIMIT", "t1", "1"], ["STATUS", "b"]])
 def test_matches_oracle(impl, queries):
-    check_oracle(impl, queries)
+    run_queries(impl, queries, oracle=oracle)

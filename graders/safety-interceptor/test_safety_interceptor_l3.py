@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from safety_interceptor_oracle import OCache
 
-from kata.checks import check, check_raises, property_settings
+from kata.checks import check, check_raises, graded, property_settings
 
-pytestmark = pytest.mark.level(3)
 PROPERTY = property_settings()
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's example: partial blocks never cached, tenants isolated, LRU eviction over quota")
+@graded(3, 2, "the prompt's example: partial blocks never cached, tenants isolated, LRU eviction over quota")
 def test_prompt_example(impl):
     c = impl.TenantPrefixCache(4, {"acme": 3, "beta": 8})
     got = [c.admit("acme", list(range(10))), c.admit("acme", list(range(9))), c.admit("beta", list(range(10))),
@@ -22,8 +19,7 @@ def test_prompt_example(impl):
     check(got, [(0, 2), (2, 0), (0, 2), (1, 2), 3, 2], "the prompt's sequence of admits, then cached_blocks")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the same prompt from another tenant never hits: no block is shared across tenants")
+@graded(3, 2, "the same prompt from another tenant never hits: no block is shared across tenants")
 def test_tenants_never_share(impl):
     c = impl.TenantPrefixCache(2, {"a": 10, "b": 10})
     c.admit("a", [1, 2, 3, 4, 5, 6])
@@ -31,16 +27,14 @@ def test_tenants_never_share(impl):
     check(c.admit("a", [1, 2, 3, 4, 5, 6]), (3, 0), "admit('a', its own prompt again)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a block is identified by every token before it: the same block contents after a different prefix miss")
+@graded(3, 2, "a block is identified by every token before it: the same block contents after a different prefix miss")
 def test_block_key_is_the_whole_prefix(impl):
     c = impl.TenantPrefixCache(2, {"a": 10})
     c.admit("a", [1, 2, 3, 4])
     check(c.admit("a", [9, 9, 3, 4]), (0, 2), "admit('a', [9, 9, 3, 4]) after [1, 2, 3, 4]")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("hits stop at the first miss, even when a later block is cached; later blocks count as new")
+@graded(3, 2, "hits stop at the first miss, even when a later block is cached; later blocks count as new")
 def test_hits_stop_at_first_miss(impl):
     c = impl.TenantPrefixCache(1, {"a": 3})
     c.admit("a", [1, 2, 3])   # blocks (1), (1,2), (1,2,3)
@@ -48,8 +42,7 @@ def test_hits_stop_at_first_miss(impl):
     check(c.admit("a", [1, 2, 3]), (0, 3), "admit('a', [1, 2, 3]) after block (1) was evicted")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a hit refreshes recency: the touched blocks outlive untouched older ones")
+@graded(3, 2, "a hit refreshes recency: the touched blocks outlive untouched older ones")
 def test_hit_refreshes_recency(impl):
     c = impl.TenantPrefixCache(1, {"a": 3})
     c.admit("a", [1])
@@ -59,8 +52,7 @@ def test_hit_refreshes_recency(impl):
     check((c.admit("a", [1]), c.admit("a", [2])), ((1, 0), (0, 1)), "admit('a', [1]), then admit('a', [2]), after (1) was touched")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("hit blocks are used in block order, then new blocks: over quota the first hit goes first")
+@graded(3, 2, "hit blocks are used in block order, then new blocks: over quota the first hit goes first")
 def test_recency_order_within_admit(impl):
     c = impl.TenantPrefixCache(1, {"a": 3})
     c.admit("a", [1, 2])       # (1), (1, 2)
@@ -68,16 +60,14 @@ def test_recency_order_within_admit(impl):
     check((got, c.admit("a", [1])), ((2, 2), (0, 1)), "admit('a', [1, 2, 3, 4]) with quota 3, then admit('a', [1])")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a quota of 0 caches nothing; a prompt shorter than a block caches nothing")
+@graded(3, 1, "a quota of 0 caches nothing; a prompt shorter than a block caches nothing")
 def test_zero_quota_and_short_prompt(impl):
     c = impl.TenantPrefixCache(4, {"a": 0, "b": 5})
     check((c.admit("a", list(range(8))), c.cached_blocks("a")), ((0, 2), 0), "admit('a', 8 tokens) with quota 0")
     check((c.admit("b", [1, 2, 3]), c.cached_blocks("b"), c.admit("b", [])), ((0, 0), 0, (0, 0)), "admit('b', 3 tokens), admit('b', [])")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("one tenant's evictions never touch another's blocks")
+@graded(3, 1, "one tenant's evictions never touch another's blocks")
 def test_quota_is_per_tenant(impl):
     c = impl.TenantPrefixCache(1, {"a": 2, "b": 2})
     c.admit("b", [5, 6])
@@ -85,8 +75,7 @@ def test_quota_is_per_tenant(impl):
     check((c.cached_blocks("a"), c.cached_blocks("b"), c.admit("b", [5, 6])), (2, 2, (2, 0)), "after 'a' overflowed its quota")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("admit does not change the caller's token list, and later changes to it do not change the cache")
+@graded(3, 1, "admit does not change the caller's token list, and later changes to it do not change the cache")
 def test_tokens_not_aliased(impl):
     c = impl.TenantPrefixCache(2, {"a": 5})
     tokens = [1, 2, 3, 4]
@@ -95,8 +84,7 @@ def test_tokens_not_aliased(impl):
     check((tokens, c.admit("a", [1, 2, 3, 4])), ([99, 2, 3, 4], (2, 0)), "admit('a', tokens), change tokens[0], admit the original again")
 
 
-@pytest.mark.points(4)
-@pytest.mark.edge("admit matches the oracle on generated multi-tenant traces; no tenant ever hits another's prompt")
+@graded(3, 4, "admit matches the oracle on generated multi-tenant traces; no tenant ever hits another's prompt")
 @PROPERTY
 @given(bs=st.integers(1, 3), quotas=st.tuples(st.integers(0, 6), st.integers(0, 6)),
        trace=st.lists(st.tuples(st.sampled_from(["t0", "t1"]), st.lists(st.integers(0, 2), max_size=7)), max_size=25))
@@ -108,8 +96,7 @@ def test_matches_oracle(impl, bs, quotas, trace):
     check([c.cached_blocks(t) for t in ("t0", "t1")], [len(o.lru["t0"]), len(o.lru["t1"])], "cached_blocks after the trace")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("block_size, quotas (not a dict, empty or non-str tenant, bad quota), tenant and tokens are named")
+@graded(3, 2, "block_size, quotas (not a dict, empty or non-str tenant, bad quota), tenant and tokens are named")
 def test_invalid(impl):
     for bad in (0, True, 2.0, None):
         check_raises(lambda: impl.TenantPrefixCache(bad, {"a": 1}), "block_size", f"TenantPrefixCache({bad!r}, {{'a': 1}})")
@@ -124,8 +111,7 @@ def test_invalid(impl):
         check_raises(lambda: c.admit("a", bad), "tokens", f"admit('a', {bad!r})")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a block still cached after a miss is counted as new and held once, not twice")
+@graded(3, 1, "a block still cached after a miss is counted as new and held once, not twice")
 def test_cached_after_miss_held_once(impl):
     c = impl.TenantPrefixCache(1, {"a": 3})
     c.admit("a", [1, 2])  # (1), (1, 2)
@@ -134,8 +120,7 @@ def test_cached_after_miss_held_once(impl):
     check((c.admit("a", [1, 2]), c.cached_blocks("a")), ((0, 2), 3), "admit('a', [1, 2]) after (1) was evicted but (1, 2) was not")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("evicted blocks are cached again as new blocks on the next admit")
+@graded(3, 1, "evicted blocks are cached again as new blocks on the next admit")
 def test_evicted_recached(impl):
     c = impl.TenantPrefixCache(2, {"a": 1})
     c.admit("a", [1, 1])
@@ -143,8 +128,7 @@ def test_evicted_recached(impl):
     check((c.admit("a", [1, 1]), c.admit("a", [1, 1])), ((0, 1), (1, 0)), "admit('a', [1, 1]) twice after eviction")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("many tenants with the same prompts: each caches its own copy")
+@graded(3, 1, "many tenants with the same prompts: each caches its own copy")
 def test_many_tenants(impl):
     quotas = {f"t{i}": 4 for i in range(5)}
     c = impl.TenantPrefixCache(2, quotas)
@@ -152,8 +136,7 @@ def test_many_tenants(impl):
     check(got, [(0, 2)] * 5 + [(2, 0)] * 5, "admit(each of 5 tenants, the same prompt), twice")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("blocks cached by different prompts do not combine: block 1 of [1, 4] is not block 1 of [3, 4]")
+@graded(3, 1, "blocks cached by different prompts do not combine: block 1 of [1, 4] is not block 1 of [3, 4]")
 def test_blocks_from_different_prompts(impl):
     c = impl.TenantPrefixCache(1, {"a": 10})
     c.admit("a", [1, 2])

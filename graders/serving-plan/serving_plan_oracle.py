@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from kata.checks import check, graded
 from kata.engine.design import LEVELS, evaluate, judge
 from kata.engine.metrics import Slo
 from kata.engine.serving import Deployment, memory_math
@@ -100,18 +101,65 @@ class Verdicts:
         return self._judged[key]
 
 
-def expect_check(verdicts: Verdicts, level: int, name: str) -> None:
-    """The named check of the level's judgement passed (and ran)."""
+def expect_check(verdicts: Verdicts, level: int, *names: str) -> None:
+    """Each named check of the level's judgement passed (and ran)."""
     __tracebackhide__ = True
     j = verdicts[level]
-    c = j.check(name)
     where = f"level {level}" if isinstance(level, int) else f"the {level} workload"
     call = f"plan({where}), judged by the engine"
-    if c is None:
-        failed = next((x for x in j.checks if not x.passed), None)
-        why = f"{failed.name} failed: {failed.detail}" if failed else "no such check"
-        pytest.fail(f"Called {call}. The {name} check did not run ({why}).", pytrace=False)
-    assert c.passed, f"Called {call}. The {name} check failed: {c.detail}."
+    for name in names:
+        c = j.check(name)
+        if c is None:
+            failed = next((x for x in j.checks if not x.passed), None)
+            why = f"{failed.name} failed: {failed.detail}" if failed else "no such check"
+            pytest.fail(f"Called {call}. The {name} check did not run ({why}).", pytrace=False)
+        assert c.passed, f"Called {call}. The {name} check failed: {c.detail}."
+
+
+# the engine's checks behind each of a level's four judged tests
+JUDGED_TESTS = {"constraints": ("plan", "constraints"), "memory": ("memory fits", "memory arithmetic"),
+                "slo": ("SLO",), "cost": ("cost",)}
+
+
+# each level's judged tests: (points, edge)
+JUDGED_MARKS = {
+    1: dict(
+        constraints=(2, "level 1 plan: valid fields, the level's model, H100, 16-bit weights"),
+        memory=(2, "level 1 plan fits memory, and its stated arithmetic equals the engine's exactly"),
+        slo=(4, "level 1 plan holds p99 TTFT <= 0.5 s and TPOT <= 25 ms for 1,000 users in the engine"),
+        cost=(3, "level 1 plan costs at most 1.3x the reference plan per million output tokens"),
+    ),
+    2: dict(
+        constraints=(2, "level 2 plan: valid fields and constraints (chunked prefill, or a budget holding a whole 32,768-token request)"),
+        memory=(2, "level 2 plan fits 32,768-token sequences, and its stated arithmetic equals the engine's exactly"),
+        slo=(4, "level 2 plan holds p99 TTFT <= 4 s and TPOT <= 50 ms with 8k-32k prompts in the engine"),
+        cost=(3, "level 2 plan costs at most 1.3x the reference plan per million output tokens"),
+    ),
+    3: dict(
+        constraints=(2, "level 3 plan: valid fields, A10G only, weights at 8 or 16 bits (the quality floor)"),
+        memory=(2, "level 3 plan fits the 70B model, and its stated arithmetic equals the engine's exactly"),
+        slo=(4, "level 3 plan holds p99 TTFT <= 3 s and TPOT <= 150 ms on A10Gs over PCIe in the engine"),
+        cost=(3, "level 3 plan costs at most 1.3x the reference plan per million output tokens"),
+    ),
+    4: dict(
+        constraints=(2, "level 4 plan: valid fields, the level's model, H100, 16-bit weights"),
+        memory=(2, "level 4 plan fits memory, and its stated arithmetic equals the engine's exactly"),
+        slo=(6, "level 4 plan holds p99.9 end-to-end latency <= 2.5 s in the engine (the tail, not the mean or p99)"),
+        cost=(5, "level 4 plan costs at most 1.3x the reference plan per million output tokens"),
+    ),
+}
+
+
+def judged_tests(level: int) -> dict:
+    """A level's four tests of its plan judged by the engine, test_plan_constraints, _memory, _slo and
+    _cost, for the test module's globals(), marked as JUDGED_MARKS says."""
+    def make(what, points, edge):
+        @graded(level, points, edge)
+        def test(impl, verdicts):
+            expect_check(verdicts, level, *JUDGED_TESTS[what])
+        test.__name__ = test.__qualname__ = f"test_plan_{what}"
+        return test
+    return {f"test_plan_{what}": make(what, *JUDGED_MARKS[level][what]) for what in JUDGED_TESTS}
 
 
 def plan_on(impl, level: int, **changes):
@@ -121,6 +169,14 @@ def plan_on(impl, level: int, **changes):
     for key, value in changes.items():
         (workload if key in workload else constraints)[key] = value
     return impl.plan(workload, constraints), workload, constraints
+
+
+def check_structure(impl, level: int, what: str, **changes) -> None:
+    """impl.plan on a variant of a level (see plan_on; `what` says which for the message) keeps rules
+    1 and 2: valid fields, the constraints, memory that fits and the engine's exact arithmetic."""
+    __tracebackhide__ = True
+    plan, workload, constraints = plan_on(impl, level, **changes)
+    check(structural_problems(plan, workload, constraints), [], f"plan(level {level} with {what})")
 
 
 def structural_problems(plan, workload: dict, constraints: dict) -> list[str]:

@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from serving_plan_oracle import (H100, LLAMA_8B, LLAMA_70B, expect_check, fields_of, oracle,
-                                 plan_on, show_model, structural_problems)
+from serving_plan_oracle import (H100, LLAMA_70B, LLAMA_8B, check_structure, expect_check, fields_of, judged_tests,
+                                 oracle, plan_on, show_model)
 
-from kata.checks import check, check_raises, property_settings
+from kata.checks import check, check_raises, graded, property_settings
 
-pytestmark = pytest.mark.level(1)
 PROPERTY = property_settings()
 
 
@@ -32,22 +30,19 @@ def small(num_params=1000, layers=2, kv_heads=2, head_dim=4):
 # --- weight_bytes and kv_bytes_per_token ------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("weight_bytes at 16 bits is two bytes per parameter, an exact int")
+@graded(1, 2, "weight_bytes at 16 bits is two bytes per parameter, an exact int")
 def test_weight_bytes_16_bits(impl):
     for model, want in ((LLAMA_8B, 16060522496), (LLAMA_70B, 141107412992), (small(7), 14)):
         check(impl.weight_bytes(model, 16), want, f"weight_bytes({show_model(model)}, 16)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("kv_bytes_per_token: K and V, every layer, every KV head, 2 bytes")
+@graded(1, 2, "kv_bytes_per_token: K and V, every layer, every KV head, 2 bytes")
 def test_kv_bytes_per_token(impl):
     for model, want in ((LLAMA_8B, 131072), (LLAMA_70B, 327680), (small(layers=3, kv_heads=5, head_dim=6), 360)):
         check(impl.kv_bytes_per_token(model), want, f"kv_bytes_per_token({show_model(model)})")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("kv_bytes_per_token counts KV heads, not query heads")
+@graded(1, 1, "kv_bytes_per_token counts KV heads, not query heads")
 def test_kv_bytes_uses_kv_heads(impl):
     model = dict(small(layers=1, kv_heads=2, head_dim=8), num_heads=16)
     check(impl.kv_bytes_per_token(model), 64, "kv_bytes_per_token(1 layer, 16 heads, 2 KV heads, head_dim 8)")
@@ -56,22 +51,19 @@ def test_kv_bytes_uses_kv_heads(impl):
 # --- memory_math --------------------------------------------------------------------------------
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("the prompt's example: llama-3-8b on one H100, block 16, 2,560 tokens")
+@graded(1, 3, "the prompt's example: llama-3-8b on one H100, block 16, 2,560 tokens")
 def test_prompt_example(impl):
     got = math(impl, LLAMA_8B, H100, 16, 1, 16, 2560)
     check(fields_of(got), (16060522496, 131072, 29043, 181), call(LLAMA_8B, H100, 16, 1, 16, 2560))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("memory_math returns a MemoryMath")
+@graded(1, 1, "memory_math returns a MemoryMath")
 def test_returns_memory_math(impl):
     got = math(impl, LLAMA_8B, H100, 16, 1, 16, 2560)
     assert type(got) is impl.MemoryMath, f"Called {call(LLAMA_8B, H100, 16, 1, 16, 2560)}. Returned {got!r}, expected a MemoryMath."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("90% of the memory is floored in integers, never rounded through a float")
+@graded(1, 2, "90% of the memory is floored in integers, never rounded through a float")
 def test_usable_is_floored(impl):
     gpu = dict(H100, memory_bytes=1009)  # 908.1 usable -> 908
     model = small(num_params=4)  # 8 bytes of weights; 64 bytes per token: 900 // 64 = 14 blocks
@@ -79,38 +71,33 @@ def test_usable_is_floored(impl):
     check(fields_of(got), (8, 64, 14, 14), call(model, gpu, 16, 1, 1, 1))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a pool of exactly one sequence's blocks holds one sequence: it fits")
+@graded(1, 2, "a pool of exactly one sequence's blocks holds one sequence: it fits")
 def test_exactly_one_sequence_fits(impl):
     gpu = dict(H100, memory_bytes=100)  # usable 90; 10 bytes of weights leave 80 = 2.5 blocks
     model = small(num_params=5, layers=1, kv_heads=1, head_dim=8)  # 32 bytes per token
     check(fields_of(math(impl, model, gpu, 16, 1, 1, 2)), (10, 32, 2, 1), call(model, gpu, 16, 1, 1, 2))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("one block short of one sequence raises ValueError beginning 'memory'")
+@graded(1, 2, "one block short of one sequence raises ValueError beginning 'memory'")
 def test_one_block_short(impl):
     gpu = dict(H100, memory_bytes=100)
     model = small(num_params=5, layers=1, kv_heads=1, head_dim=8)
     check_raises(lambda: math(impl, model, gpu, 16, 1, 1, 3), "memory", call(model, gpu, 16, 1, 1, 3))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("weights larger than the usable memory: no blocks, and ValueError beginning 'memory' (not a negative pool)")
+@graded(1, 2, "weights larger than the usable memory: no blocks, and ValueError beginning 'memory' (not a negative pool)")
 def test_weights_larger_than_memory(impl):
     check_raises(lambda: math(impl, LLAMA_70B, H100, 16, 1, 16, 2560), "memory", call(LLAMA_70B, H100, 16, 1, 16, 2560))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the block size changes the pool and the blocks per sequence")
+@graded(1, 2, "the block size changes the pool and the blocks per sequence")
 def test_block_sizes(impl):
     for block, want in ((8, (58086, 181)), (32, (14521, 181)), (1, (464692, 181)), (2560, (181, 181))):
         got = math(impl, LLAMA_8B, H100, 16, 1, block, 2560)
         check(fields_of(got)[2:], want, call(LLAMA_8B, H100, 16, 1, block, 2560))
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("memory_math at 16 bits on one GPU equals the prompt's formulas on generated models, GPUs, blocks and lengths")
+@graded(1, 3, "memory_math at 16 bits on one GPU equals the prompt's formulas on generated models, GPUs, blocks and lengths")
 @given(params=st.integers(1, 10**10), layers=st.integers(1, 96), kv_heads=st.sampled_from([1, 2, 4, 8]),
        head_dim=st.sampled_from([32, 64, 128, 256]), memory=st.integers(10**6, 2 * 10**11),
        block=st.integers(1, 64), max_seq_len=st.integers(1, 40000))
@@ -130,34 +117,29 @@ def test_matches_oracle(impl, params, layers, kv_heads, head_dim, memory, block,
 # --- invalid arguments ---------------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("block_size must be an int >= 1: 0, negative, bool, float, None and str raise, naming block_size")
+@graded(1, 2, "block_size must be an int >= 1: 0, negative, bool, float, None and str raise, naming block_size")
 def test_bad_block_size(impl):
     for bad in (0, -16, True, 16.0, None, "16"):
         check_raises(lambda bad=bad: math(impl, LLAMA_8B, H100, 16, 1, bad, 2560), "block_size", call(LLAMA_8B, H100, 16, 1, bad, 2560))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("max_seq_len must be an int >= 1: 0, negative, bool, float, None and str raise, naming max_seq_len")
+@graded(1, 2, "max_seq_len must be an int >= 1: 0, negative, bool, float, None and str raise, naming max_seq_len")
 def test_bad_max_seq_len(impl):
     for bad in (0, -1, True, 2560.0, None, "2560"):
         check_raises(lambda bad=bad: math(impl, LLAMA_8B, H100, 16, 1, 16, bad), "max_seq_len", call(LLAMA_8B, H100, 16, 1, 16, bad))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("block_size is checked before max_seq_len")
+@graded(1, 1, "block_size is checked before max_seq_len")
 def test_block_size_before_max_seq_len(impl):
     check_raises(lambda: math(impl, LLAMA_8B, H100, 16, 1, 0, 0), "block_size", call(LLAMA_8B, H100, 16, 1, 0, 0))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("an invalid argument wins over a plan that does not fit memory")
+@graded(1, 1, "an invalid argument wins over a plan that does not fit memory")
 def test_argument_before_memory(impl):
     check_raises(lambda: math(impl, LLAMA_70B, H100, 16, 1, 16, 0), "max_seq_len", call(LLAMA_70B, H100, 16, 1, 16, 0))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("memory_math answers without modifying the model or gpu dicts")
+@graded(1, 1, "memory_math answers without modifying the model or gpu dicts")
 def test_inputs_untouched(impl):
     model, gpu = dict(LLAMA_8B), dict(H100)
     got = fields_of(math(impl, model, gpu, 16, 1, 16, 2560))
@@ -168,42 +150,16 @@ def test_inputs_untouched(impl):
 # --- the plan, judged by the engine ----------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("level 1 plan: valid fields, the level's model, H100, 16-bit weights")
-def test_plan_constraints(impl, verdicts):
-    expect_check(verdicts, 1, "plan")
-    expect_check(verdicts, 1, "constraints")
+globals().update(judged_tests(1))  # test_plan_constraints, _memory, _slo and _cost
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("level 1 plan fits memory, and its stated arithmetic equals the engine's exactly")
-def test_plan_memory(impl, verdicts):
-    expect_check(verdicts, 1, "memory fits")
-    expect_check(verdicts, 1, "memory arithmetic")
-
-
-@pytest.mark.points(4)
-@pytest.mark.edge("level 1 plan holds p99 TTFT <= 0.5 s and TPOT <= 25 ms for 1,000 users in the engine")
-def test_plan_slo(impl, verdicts):
-    expect_check(verdicts, 1, "SLO")
-
-
-@pytest.mark.points(3)
-@pytest.mark.edge("level 1 plan costs at most 1.3x the reference plan per million output tokens")
-def test_plan_cost(impl, verdicts):
-    expect_check(verdicts, 1, "cost")
-
-
-@pytest.mark.points(2)
-@pytest.mark.edge("plan follows other workloads: 250 and 3,000 users keep the constraints and exact arithmetic")
+@graded(1, 2, "plan follows other workloads: 250 and 3,000 users keep the constraints and exact arithmetic")
 def test_plan_other_user_counts(impl):
     for users in (250, 3000):
-        plan, workload, constraints = plan_on(impl, 1, users=users)
-        check(structural_problems(plan, workload, constraints), [], f"plan(level 1 with {users} users)")
+        check_structure(impl, 1, f"{users} users", users=users)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("plan scales with the load: 3,000 users get more GPUs than 250")
+@graded(1, 2, "plan scales with the load: 3,000 users get more GPUs than 250")
 def test_plan_scales_with_users(impl):
     few, _, _ = plan_on(impl, 1, users=250)
     many, _, _ = plan_on(impl, 1, users=3000)
@@ -211,8 +167,7 @@ def test_plan_scales_with_users(impl):
     assert gpus[1] > gpus[0], f"Called plan(level 1) with 250 then 3,000 users. Returned {gpus[0]} then {gpus[1]} GPUs, expected more for 3,000."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("plan's memory field is a MemoryMath of ints")
+@graded(1, 1, "plan's memory field is a MemoryMath of ints")
 def test_plan_memory_type(impl):
     plan, _, _ = plan_on(impl, 1)
     got = plan.memory
@@ -220,25 +175,18 @@ def test_plan_memory_type(impl):
         f"Called plan(level 1). Its memory field is {got!r}, expected a MemoryMath of four ints.")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("judged in full on level 1 with 250 users: one GPU is enough, so two cost too much")
+@graded(1, 2, "judged in full on level 1 with 250 users: one GPU is enough, so two cost too much")
 def test_plan_few_users_judged(impl, verdicts):
-    for name in ("constraints", "memory arithmetic", "SLO", "cost"):
-        expect_check(verdicts, "few users", name)
+    expect_check(verdicts, "few users", "constraints", "memory arithmetic", "SLO", "cost")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("judged in full on a prefill-heavy workload (2k-token prompts, 16-token answers): compute sets the GPU count")
+@graded(1, 2, "judged in full on a prefill-heavy workload (2k-token prompts, 16-token answers): compute sets the GPU count")
 def test_plan_prefill_heavy_judged(impl, verdicts):
-    for name in ("constraints", "memory arithmetic", "SLO", "cost"):
-        expect_check(verdicts, "prefill-heavy", name)
+    expect_check(verdicts, "prefill-heavy", "constraints", "memory arithmetic", "SLO", "cost")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("short requests (prompts and answers of at most 64 tokens): max_num_batched_tokens still >= max_num_seqs")
+@graded(1, 2, "short requests (prompts and answers of at most 64 tokens): max_num_batched_tokens still >= max_num_seqs")
 def test_plan_short_requests(impl):
     for users in (1000, 3000):
-        plan, workload, constraints = plan_on(impl, 1, users=users, prompt_tokens={"median": 32, "max": 64},
-                                              output_tokens={"median": 16, "max": 64})
-        check(structural_problems(plan, workload, constraints), [],
-              f"plan(level 1 with {users} users, prompts and answers of at most 64 tokens)")
+        check_structure(impl, 1, f"{users} users, prompts and answers of at most 64 tokens", users=users,
+                        prompt_tokens={"median": 32, "max": 64}, output_tokens={"median": 16, "max": 64})

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from serving_plan_oracle import (H100, LLAMA_8B, expect_check, fields_of, oracle, plan_on,
-                                 show_model, structural_problems)
+from serving_plan_oracle import H100, LLAMA_8B, check_structure, fields_of, judged_tests, oracle, plan_on, show_model
 
-from kata.checks import check, check_raises, property_settings
+from kata.checks import check, check_raises, graded, property_settings
 
-pytestmark = pytest.mark.level(2)
 PROPERTY = property_settings()
 
 
@@ -19,23 +16,20 @@ def call(model, bits, tp, block, max_seq_len, gpu=H100):
             f"{tp}, {block}, {max_seq_len})")
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("the prompt's example: 14 sequences of 32,768 tokens on one H100")
+@graded(2, 3, "the prompt's example: 14 sequences of 32,768 tokens on one H100")
 def test_prompt_example(impl):
     got = impl.memory_math(LLAMA_8B, H100, 16, 1, 16, 32768)
     check(fields_of(got), (16060522496, 131072, 29043, 14), call(LLAMA_8B, 16, 1, 16, 32768))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("blocks per sequence round up: 32,769 tokens need 2,049 blocks of 16, 33,185 need 2,075")
+@graded(2, 2, "blocks per sequence round up: 32,769 tokens need 2,049 blocks of 16, 33,185 need 2,075")
 def test_blocks_per_sequence_round_up(impl):
     for max_seq_len, want in ((32769, 14), (2074 * 16, 14), (2074 * 16 + 1, 13)):
         got = impl.memory_math(LLAMA_8B, H100, 16, 1, 16, max_seq_len)
         check(fields_of(got)[3], want, call(LLAMA_8B, 16, 1, 16, max_seq_len))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a sequence exactly as long as the pool fits once; one token more raises 'memory'")
+@graded(2, 2, "a sequence exactly as long as the pool fits once; one token more raises 'memory'")
 def test_longest_sequence_that_fits(impl):
     longest = 29043 * 16
     check(fields_of(impl.memory_math(LLAMA_8B, H100, 16, 1, 16, longest))[3], 1, call(LLAMA_8B, 16, 1, 16, longest))
@@ -43,14 +37,12 @@ def test_longest_sequence_that_fits(impl):
                  call(LLAMA_8B, 16, 1, 16, longest + 1))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("the prompt's example: 600,000 tokens do not fit one H100")
+@graded(2, 1, "the prompt's example: 600,000 tokens do not fit one H100")
 def test_too_long(impl):
     check_raises(lambda: impl.memory_math(LLAMA_8B, H100, 16, 1, 16, 600_000), "memory", call(LLAMA_8B, 16, 1, 16, 600_000))
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("memory_math on long contexts equals the prompt's formulas, fitting or raising 'memory'")
+@graded(2, 3, "memory_math on long contexts equals the prompt's formulas, fitting or raising 'memory'")
 @given(max_seq_len=st.integers(8192, 500_000), block=st.sampled_from([1, 8, 16, 32, 128, 1000]),
        memory=st.integers(2 * 10**10, 2 * 10**11))
 @example(max_seq_len=32768, block=16, memory=85_520_809_984)
@@ -66,48 +58,21 @@ def test_long_contexts_match_oracle(impl, max_seq_len, block, memory):
         check(fields_of(impl.memory_math(LLAMA_8B, gpu, 16, 1, block, max_seq_len)), want, what)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("level 2 plan: valid fields and constraints (chunked prefill, or a budget holding a whole 32,768-token request)")
-def test_plan_constraints(impl, verdicts):
-    expect_check(verdicts, 2, "plan")
-    expect_check(verdicts, 2, "constraints")
+globals().update(judged_tests(2))  # test_plan_constraints, _memory, _slo and _cost
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("level 2 plan fits 32,768-token sequences, and its stated arithmetic equals the engine's exactly")
-def test_plan_memory(impl, verdicts):
-    expect_check(verdicts, 2, "memory fits")
-    expect_check(verdicts, 2, "memory arithmetic")
-
-
-@pytest.mark.points(4)
-@pytest.mark.edge("level 2 plan holds p99 TTFT <= 4 s and TPOT <= 50 ms with 8k-32k prompts in the engine")
-def test_plan_slo(impl, verdicts):
-    expect_check(verdicts, 2, "SLO")
-
-
-@pytest.mark.points(3)
-@pytest.mark.edge("level 2 plan costs at most 1.3x the reference plan per million output tokens")
-def test_plan_cost(impl, verdicts):
-    expect_check(verdicts, 2, "cost")
-
-
-@pytest.mark.points(2)
-@pytest.mark.edge("plan sizes memory for the workload's longest request: prompt max + output max")
+@graded(2, 2, "plan sizes memory for the workload's longest request: prompt max + output max")
 def test_plan_uses_max_seq_len(impl):
     for prompt_max in (16000, 60000):
-        plan, workload, constraints = plan_on(impl, 2, prompt_tokens={"median": 4096, "max": prompt_max})
-        check(structural_problems(plan, workload, constraints), [], f"plan(level 2 with prompts up to {prompt_max})")
+        check_structure(impl, 2, f"prompts up to {prompt_max}", prompt_tokens={"median": 4096, "max": prompt_max})
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a one-token sequence needs one block: max_concurrent_seqs equals the pool")
+@graded(2, 1, "a one-token sequence needs one block: max_concurrent_seqs equals the pool")
 def test_one_token_sequence(impl):
     check(fields_of(impl.memory_math(LLAMA_8B, H100, 16, 1, 16, 1))[2:], (29043, 29043), call(LLAMA_8B, 16, 1, 16, 1))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("plan gives 1,600 long-context users more GPUs than 100")
+@graded(2, 2, "plan gives 1,600 long-context users more GPUs than 100")
 def test_plan_scales_with_users(impl):
     few, _, _ = plan_on(impl, 2, users=100)
     many, _, _ = plan_on(impl, 2, users=1600)

@@ -2,50 +2,21 @@
 
 from __future__ import annotations
 
-import pytest
-from serving_plan_oracle import expect_check, plan_on, structural_problems
+from serving_plan_oracle import check_structure, judged_tests, plan_on
 
-from kata.checks import check
-
-pytestmark = pytest.mark.level(4)
+from kata.checks import check, graded
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("level 4 plan: valid fields, the level's model, H100, 16-bit weights")
-def test_plan_constraints(impl, verdicts):
-    expect_check(verdicts, 4, "plan")
-    expect_check(verdicts, 4, "constraints")
+globals().update(judged_tests(4))  # test_plan_constraints, _memory, _slo and _cost
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("level 4 plan fits memory, and its stated arithmetic equals the engine's exactly")
-def test_plan_memory(impl, verdicts):
-    expect_check(verdicts, 4, "memory fits")
-    expect_check(verdicts, 4, "memory arithmetic")
-
-
-@pytest.mark.points(6)
-@pytest.mark.edge("level 4 plan holds p99.9 end-to-end latency <= 2.5 s in the engine (the tail, not the mean or p99)")
-def test_plan_slo(impl, verdicts):
-    expect_check(verdicts, 4, "SLO")
-
-
-@pytest.mark.points(5)
-@pytest.mark.edge("level 4 plan costs at most 1.3x the reference plan per million output tokens")
-def test_plan_cost(impl, verdicts):
-    expect_check(verdicts, 4, "cost")
-
-
-@pytest.mark.points(2)
-@pytest.mark.edge("with only an e2e limit (ttft_s and tpot_s None) plan still returns a valid plan for other loads")
+@graded(4, 2, "with only an e2e limit (ttft_s and tpot_s None) plan still returns a valid plan for other loads")
 def test_plan_e2e_only_other_loads(impl):
     for users in (300, 2000):
-        plan, workload, constraints = plan_on(impl, 4, users=users)
-        check(structural_problems(plan, workload, constraints), [], f"plan(level 4 with {users} users)")
+        check_structure(impl, 4, f"{users} users", users=users)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("plan honours a different GPU table: H200s only")
+@graded(4, 2, "plan honours a different GPU table: H200s only")
 def test_plan_h200(impl):
     from kata.engine.hardware import HARDWARE
 
@@ -53,12 +24,10 @@ def test_plan_h200(impl):
     h200 = {"H200": {"memory_bytes": int(h.memory_bytes), "hbm_bandwidth": int(h.hbm_bandwidth),
                      "peak_flops": int(h.peak_flops), "price_per_hour": h.price_per_hour,
                      "gpu_link": h.gpu_link}}
-    plan, workload, constraints = plan_on(impl, 4, hardware=h200)
-    check(structural_problems(plan, workload, constraints), [], "plan(level 4 with H200s only)")
+    check_structure(impl, 4, "H200s only", hardware=h200)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("plan is deterministic: the same inputs give the same plan")
+@graded(4, 1, "plan is deterministic: the same inputs give the same plan")
 def test_plan_deterministic(impl):
     first, _, _ = plan_on(impl, 4)
     second, _, _ = plan_on(impl, 4)
@@ -66,8 +35,7 @@ def test_plan_deterministic(impl):
     check(tuple(getattr(second, n) for n in names), tuple(getattr(first, n) for n in names), "plan(level 4) twice")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("plan leaves the dicts it is given unchanged: called twice on the same dicts, the same plan and the same dicts")
+@graded(4, 2, "plan leaves the dicts it is given unchanged: called twice on the same dicts, the same plan and the same dicts")
 def test_plan_leaves_inputs_unchanged(impl):
     import copy
 

@@ -10,10 +10,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from spec_decode_oracle import DRAFT1B, H100, LLAMA8B, o_breakeven, o_speedup_at_batch
 
-from kata.checks import check, check_raises, property_settings
+from kata.checks import check, check_raises, graded, property_settings
 from kata.strict import same
-
-pytestmark = pytest.mark.level(2)
 
 
 def call(impl, t, dr, d, c, a, g):
@@ -26,8 +24,7 @@ def check_breakeven(impl, t, dr, d, c, a, g, expected):
         f"Called breakeven_batch(Model{t}, Model{dr}, Device{d}, {c}, {a}, {g}). Returned {got!r}, expected {expected!r}.")
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("breakeven_batch: the prompt's Llama-3-8B figures (182 for g = 4, 299 for g = 1, 81 at a = 1/2)")
+@graded(2, 3, "breakeven_batch: the prompt's Llama-3-8B figures (182 for g = 4, 299 for g = 1, 81 at a = 1/2)")
 def test_prompt_examples(impl):
     for a, g, want in ((F(4, 5), 4, 182), (F(4, 5), 1, 299), (F(1, 2), 4, 81)):
         # the oracle's scan is far too long at these sizes; past the answer the target is
@@ -37,30 +34,26 @@ def test_prompt_examples(impl):
         check_breakeven(impl, LLAMA8B, DRAFT1B, H100, 100, a, g, want)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("breakeven_batch is None when the target is never compute-bound (context 1000): it pays at every batch")
+@graded(2, 2, "breakeven_batch is None when the target is never compute-bound (context 1000): it pays at every batch")
 def test_pays_for_ever(impl):
     check_breakeven(impl, LLAMA8B, DRAFT1B, H100, 1000, F(4, 5), 4, None)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("breakeven_batch is 0 when no batch pays: g = 0 (speedup exactly 1), and a = 0")
+@graded(2, 1, "breakeven_batch is 0 when no batch pays: g = 0 (speedup exactly 1), and a = 0")
 def test_never_pays(impl):
     check_breakeven(impl, LLAMA8B, DRAFT1B, H100, 100, F(4, 5), 0, 0)
     check_breakeven(impl, LLAMA8B, DRAFT1B, H100, 1000, F(4, 5), 0, 0)  # 0, not None, at any context
     check_breakeven(impl, LLAMA8B, DRAFT1B, H100, 100, 0, 3, 0)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("breakeven_batch: a speedup of exactly 1 does not pay (the batch before it is the answer)")
+@graded(2, 2, "breakeven_batch: a speedup of exactly 1 does not pay (the batch before it is the answer)")
 def test_exact_tie_does_not_pay(impl):
     t, dr, d = ("t", 2, 26, 4), ("d", 5, 5, 2), ("x", 20, 12)
     assert same(o_speedup_at_batch(t, dr, d, 13, 1, 1, 1), F(1))
     check_breakeven(impl, t, dr, d, 1, 1, 1, 12)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("breakeven_batch when batch 1 does not pay but a larger batch does (not monotone: no bisection from 1)")
+@graded(2, 2, "breakeven_batch when batch 1 does not pay but a larger batch does (not monotone: no bisection from 1)")
 def test_pays_only_from_a_larger_batch(impl):
     t, dr, d = ("t", 32, 13, 7), ("d", 8, 7, 0), ("x", 43, 6)
     assert o_speedup_at_batch(t, dr, d, 1, 5, F(2, 5), 3) < 1
@@ -69,18 +62,16 @@ def test_pays_only_from_a_larger_batch(impl):
     check_breakeven(impl, t, dr, d, 16, F(1, 5), 3, 10)
 
 
-@pytest.mark.points(2)
+@graded(2, 2, "breakeven_batch in the hundreds of billions is computed, not searched one batch at a time")
 @pytest.mark.timeout(5)
-@pytest.mark.edge("breakeven_batch in the hundreds of billions is computed, not searched one batch at a time")
 def test_answer_in_the_billions(impl):
     check_breakeven(impl, ("t", 1, 10**12, 0), ("d", 1, 1, 0), ("x", 1, 1), 0, F(1, 2), 1, 249_999_999_999)
     check_breakeven(impl, ("t", 1_000, 10**15, 1), ("d", 10, 10**9, 0), ("x", 10**6, 10**6), 10, F(9, 10), 2,
                     450_900_886_660)
 
 
-@pytest.mark.points(1)
+@graded(2, 1, "breakeven_batch is exact past 2**53: the batch before the one where the speedup falls to 1 is not rounded through a float")
 @pytest.mark.timeout(5)
-@pytest.mark.edge("breakeven_batch is exact past 2**53: the batch before the one where the speedup falls to 1 is not rounded through a float")
 def test_answer_past_2_53_exact(impl):
     t, dr, d = ("t", 1, 4 * (2**53 + 1), 0), ("d", 1, 1, 0), ("x", 1, 1)
     assert same(o_speedup_at_batch(t, dr, d, 2**53 + 1, 0, F(1, 2), 1), F(1))  # exactly 1: does not pay
@@ -93,8 +84,7 @@ def test_answer_past_2_53_exact(impl):
     check_breakeven(impl, t, dr, d, 0, F(1, 2), 1, 10**18)
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("breakeven_batch matches a scanning oracle on generated small models, devices, rates and lengths")
+@graded(2, 3, "breakeven_batch matches a scanning oracle on generated small models, devices, rates and lengths")
 @property_settings(40)
 @given(tp=st.integers(1, 40), tw=st.integers(1, 8), tkv=st.integers(0, 12), dp=st.integers(1, 8),
        dw=st.integers(1, 6), dkv=st.integers(0, 3), peak=st.integers(1, 8), bw=st.integers(1, 12),
@@ -125,8 +115,7 @@ def call_with(impl, args):
                                 args["context"], args["a"], args["g"])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("breakeven_batch: with two invalid arguments, the earlier one in the signature is named (every pair)")
+@graded(2, 2, "breakeven_batch: with two invalid arguments, the earlier one in the signature is named (every pair)")
 def test_validation_order_every_pair(impl):
     for i, (first, bad_first, name) in enumerate(BAD):
         for second, bad_second, _ in BAD[i + 1:]:
@@ -134,8 +123,7 @@ def test_validation_order_every_pair(impl):
             check_raises(lambda: call_with(impl, args), name, f"breakeven_batch with {first} and {second} invalid")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("breakeven_batch: bool, float, None and str for context and g, floats and bools for a, each named")
+@graded(2, 2, "breakeven_batch: bool, float, None and str for context and g, floats and bools for a, each named")
 def test_invalid_types(impl):
     for bad in (True, False, 2.0, None, "2"):
         check_raises(lambda: call_with(impl, {**GOOD, "context": bad}), "context", f"breakeven_batch(.., context={bad!r}, ..)")
@@ -148,8 +136,7 @@ def test_invalid_types(impl):
                  "breakeven_batch(.., Device(x, 1.0, 1), ..)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("breakeven_batch returns an int (not a bool or a Fraction) and does not depend on earlier calls")
+@graded(2, 1, "breakeven_batch returns an int (not a bool or a Fraction) and does not depend on earlier calls")
 def test_result_type(impl):
     got = call(impl, LLAMA8B, DRAFT1B, H100, 100, F(4, 5), 4)
     check(type(got).__name__, "int", "type(breakeven_batch(llama-3-8b, draft-1b, H100, 100, 4/5, 4))")

@@ -22,9 +22,8 @@ from spec_decode_oracle import (
     o_time,
 )
 
-from kata.checks import check, check_fraction, check_raises, property_settings
+from kata.checks import check, check_fraction, check_raises, graded, property_settings
 
-pytestmark = pytest.mark.level(1)
 PROPERTY = property_settings()
 
 
@@ -43,8 +42,7 @@ def cost_tuple(c):
 # --- costs ---------------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's prefill: Llama-3-8B, 2000 tokens on the H100 is compute-bound, 803/24725 s")
+@graded(1, 2, "the prompt's prefill: Llama-3-8B, 2000 tokens on the H100 is compute-bound, 803/24725 s")
 def test_prefill_example(impl):
     cost = impl.prefill_cost(model(impl), 2000)
     check(cost_tuple(cost), (32_120_000_000_000, 16_322_144_000), "prefill_cost(llama-3-8b, 2000)")
@@ -52,8 +50,7 @@ def test_prefill_example(impl):
     check(impl.bound(cost, device(impl)), "compute", "bound(prefill 2000, H100)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's decode: batch 1 and batch 64 at context 1000 are memory-bound")
+@graded(1, 2, "the prompt's decode: batch 1 and batch 64 at context 1000 are memory-bound")
 def test_decode_example(impl):
     cost = impl.decode_cost(model(impl), 1, 1000)
     check(cost_tuple(cost), (16_060_000_000, 16_191_203_072), "decode_cost(llama-3-8b, 1, 1000)")
@@ -62,35 +59,30 @@ def test_decode_example(impl):
     check(impl.bound(cost, device(impl)), "memory", "bound(decode 64 x 1000, H100)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("prefill of one token: 2P FLOPs, weights plus one token's K/V")
+@graded(1, 1, "prefill of one token: 2P FLOPs, weights plus one token's K/V")
 def test_prefill_one_token(impl):
     check(cost_tuple(impl.prefill_cost(impl.Model("m", 10, 20, 3), 1)), (20, 23), "prefill_cost(Model(m, 10, 20, 3), 1)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("decode at context 0 still writes the new token's K/V (context + 1 per sequence)")
+@graded(1, 1, "decode at context 0 still writes the new token's K/V (context + 1 per sequence)")
 def test_decode_context_zero(impl):
     # 2 * 10 * 3 FLOPs; 20 + 3 * (0 + 1) * 7 bytes
     check(cost_tuple(impl.decode_cost(impl.Model("m", 10, 20, 7), 3, 0)), (60, 41), "decode_cost(Model(m, 10, 20, 7), 3, 0)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("weights are read once per step, not once per sequence or per token")
+@graded(1, 1, "weights are read once per step, not once per sequence or per token")
 def test_weights_read_once(impl):
     m = impl.Model("m", 5, 1000, 0)
     check(cost_tuple(impl.decode_cost(m, 8, 9)), (80, 1000), "decode_cost(Model(m, 5, 1000, 0), 8, 9)")
     check(cost_tuple(impl.prefill_cost(m, 8)), (80, 1000), "prefill_cost(Model(m, 5, 1000, 0), 8)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a model with kv_bytes_per_token 0 is valid")
+@graded(1, 1, "a model with kv_bytes_per_token 0 is valid")
 def test_zero_kv_is_valid(impl):
     check(cost_tuple(impl.decode_cost(impl.Model("m", 1, 1, 0), 1, 0)), (2, 1), "decode_cost(Model(m, 1, 1, 0), 1, 0)")
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("prefill_cost and decode_cost match the oracle on generated models, past 2**53")
+@graded(1, 3, "prefill_cost and decode_cost match the oracle on generated models, past 2**53")
 @PROPERTY
 @given(params=st.integers(1, 10**12), weights=st.integers(1, 10**13), kv=st.integers(0, 10**6),
        n=st.integers(1, 10**6), b=st.integers(1, 4096), c=st.integers(0, 10**6))
@@ -104,8 +96,7 @@ def test_costs_match_oracle(impl, params, weights, kv, n, b, c):
 # --- time and bound ------------------------------------------------------------------
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("step_time is a Fraction even when whole, and takes the larger side")
+@graded(1, 1, "step_time is a Fraction even when whole, and takes the larger side")
 def test_step_time_fraction(impl):
     d = impl.Device("d", 40, 8)
     check_fraction(impl.step_time(impl.Cost(80, 32), d), F(4), "step_time(Cost(80, 32), Device(d, 40, 8))")
@@ -113,8 +104,7 @@ def test_step_time_fraction(impl):
     check_fraction(impl.step_time(impl.Cost(0, 0), d), F(0), "step_time(Cost(0, 0), Device(d, 40, 8))")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("an exact tie between FLOP time and byte time is compute-bound")
+@graded(1, 2, "an exact tie between FLOP time and byte time is compute-bound")
 def test_bound_tie_is_compute(impl):
     d = impl.Device("d", 40, 8)
     check(impl.bound(impl.Cost(80, 16), d), "compute", "bound(Cost(80, 16), Device(d, 40, 8)) (2 s each)")
@@ -122,8 +112,7 @@ def test_bound_tie_is_compute(impl):
     check(impl.bound(impl.Cost(0, 0), d), "compute", "bound(Cost(0, 0), Device(d, 40, 8)) (0 s each)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("bound and step_time are exact past 2**53: one FLOP under a tie is memory-bound")
+@graded(1, 2, "bound and step_time are exact past 2**53: one FLOP under a tie is memory-bound")
 def test_bound_exact_beyond_2_53(impl):
     d = impl.Device("d", 3, 1)
     flops, moved = 3 * 2**60 - 1, 2**60  # flops / 3 as a float rounds to 2**60: a false tie
@@ -133,8 +122,7 @@ def test_bound_exact_beyond_2_53(impl):
                    f"step_time(Cost({flops + 2}, {moved}), Device(d, 3, 1))")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("step_time and bound match the oracle on generated costs and devices")
+@graded(1, 2, "step_time and bound match the oracle on generated costs and devices")
 @PROPERTY
 @given(flops=st.integers(0, 10**18), moved=st.integers(0, 10**18), peak=st.integers(1, 10**15),
        bw=st.integers(1, 10**13))
@@ -150,15 +138,13 @@ def test_time_and_bound_match_oracle(impl, flops, moved, peak, bw):
 # --- the crossover batch ----------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's crossover: 296 at context 0, 391 at 100, None at 1000")
+@graded(1, 2, "the prompt's crossover: 296 at context 0, 391 at 100, None at 1000")
 def test_crossover_examples(impl):
     got = [impl.decode_crossover_batch(model(impl), device(impl), c) for c in (0, 100, 1000)]
     check(got, [296, 391, None], "decode_crossover_batch(llama-3-8b, H100, c) for c = 0, 100, 1000")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a crossover that lands exactly on a whole batch is that batch, not one more")
+@graded(1, 2, "a crossover that lands exactly on a whole batch is that batch, not one more")
 def test_crossover_exact_tie(impl):
     # Device(1, 1): compute iff 2 P b >= W + b (c + 1) kv. P = 3, kv = 2, c = 0: 6b >= W + 2b, b >= W / 4.
     m = impl.Model("m", 3, 40, 2)
@@ -167,8 +153,7 @@ def test_crossover_exact_tie(impl):
     check(impl.decode_crossover_batch(m, impl.Device("d", 1, 1), 0), 11, "decode_crossover_batch(Model(m, 3, 41, 2), Device(d, 1, 1), 0)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("when a sequence's own bytes exactly balance its FLOPs, no batch is compute-bound: None")
+@graded(1, 2, "when a sequence's own bytes exactly balance its FLOPs, no batch is compute-bound: None")
 def test_crossover_balanced_sequence_is_none(impl):
     # 2 P bw == (c + 1) kv peak: 2 * 3 * 1 == (2 + 1) * 2 * 1; the weights keep every batch memory-bound
     m = impl.Model("m", 3, 5, 2)
@@ -177,15 +162,13 @@ def test_crossover_balanced_sequence_is_none(impl):
     check(impl.decode_crossover_batch(m, impl.Device("d", 1, 1), 1), 3, "decode_crossover_batch(Model(m, 3, 5, 2), Device(d, 1, 1), 1)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("when batch 1 is already compute-bound the answer is 1, never 0")
+@graded(1, 1, "when batch 1 is already compute-bound the answer is 1, never 0")
 def test_crossover_at_least_one(impl):
     m = impl.Model("m", 10**6, 1, 0)
     check(impl.decode_crossover_batch(m, impl.Device("d", 1, 1), 0), 1, "decode_crossover_batch(Model(m, 10**6, 1, 0), Device(d, 1, 1), 0)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a crossover in the trillions is computed, not searched batch by batch, and exactly past 2**53")
+@graded(1, 2, "a crossover in the trillions is computed, not searched batch by batch, and exactly past 2**53")
 def test_crossover_huge(impl):
     # per sequence: 2 * 1 * 10**12 FLOP-bytes vs (0 + 1) * (2 * 10**12 - 1) * 1: a margin of 1
     m = impl.Model("m", 1, 10**12, 2 * 10**12 - 1)
@@ -197,8 +180,7 @@ def test_crossover_huge(impl):
     check(got, 2**60 + 1, "decode_crossover_batch(Model(m, 2, 3 * 2**60 + 1, 1), Device(d, 1, 1), 0)")
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("the crossover matches a bisection on the exact predicate; the batch before it is memory-bound")
+@graded(1, 3, "the crossover matches a bisection on the exact predicate; the batch before it is memory-bound")
 @PROPERTY
 @given(params=st.integers(1, 10**4), weights=st.integers(1, 10**6), kv=st.integers(0, 200),
        peak=st.integers(1, 10**4), bw=st.integers(1, 10**4), c=st.integers(0, 50))
@@ -213,8 +195,7 @@ def test_crossover_matches_oracle(impl, params, weights, kv, peak, bw, c):
 # --- the table -----------------------------------------------------------------------
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("DEVICES is the prompt's table, the reference engine's datasheet figures")
+@graded(1, 1, "DEVICES is the prompt's table, the reference engine's datasheet figures")
 def test_devices_table(impl):
     got = {name: (d.name, d.peak_flops, d.hbm_bandwidth) for name, d in impl.DEVICES.items()}
     check(got, {name: (name, *v) for name, v in ENGINE_TABLE.items()}, "DEVICES")
@@ -225,8 +206,7 @@ def test_devices_table(impl):
 INT_BAD = (True, 2.0, None, "2")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("every int field and argument rejects True, 2.0, None, '2' and values below its minimum, naming it")
+@graded(1, 2, "every int field and argument rejects True, 2.0, None, '2' and values below its minimum, naming it")
 @pytest.mark.parametrize("field,index,minimum", [("num_params", 1, 1), ("weight_bytes", 2, 1), ("kv_bytes_per_token", 3, 0)])
 def test_invalid_model_fields(impl, field, index, minimum):
     for bad in INT_BAD + (minimum - 1,):
@@ -236,8 +216,7 @@ def test_invalid_model_fields(impl, field, index, minimum):
         check_raises(lambda: impl.prefill_cost(impl.Model(*fields), 1), field, f"prefill_cost(Model{tuple(fields)}, 1)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("num_tokens, batch, context, and the Device and Cost fields are checked the same way")
+@graded(1, 2, "num_tokens, batch, context, and the Device and Cost fields are checked the same way")
 def test_invalid_arguments(impl):
     m, d = model(impl), device(impl)
     for bad in INT_BAD + (0,):
@@ -254,8 +233,7 @@ def test_invalid_arguments(impl):
         check_raises(lambda: impl.bound(impl.Cost(1, bad), d), "bytes", f"bound(Cost(1, {bad!r}), H100)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("several invalid arguments: the first in signature order is named (cost before device, model before batch)")
+@graded(1, 1, "several invalid arguments: the first in signature order is named (cost before device, model before batch)")
 def test_invalid_order(impl):
     check_raises(lambda: impl.decode_cost(impl.Model("m", 0, 0, -1), 0, -1), "num_params", "decode_cost(Model(m, 0, 0, -1), 0, -1)")
     check_raises(lambda: impl.decode_cost(impl.Model("m", 1, 0, -1), 0, -1), "weight_bytes", "decode_cost(Model(m, 1, 0, -1), 0, -1)")
@@ -268,8 +246,7 @@ def test_invalid_order(impl):
                  "peak_flops", "decode_crossover_batch(m, Device(d, 0, 1), -1)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a Cost with both fields invalid names flops, the field declared first")
+@graded(1, 1, "a Cost with both fields invalid names flops, the field declared first")
 def test_cost_two_bad_fields(impl):
     for bad in ((-1, -1), (True, 1.0), (None, "2"), (2.0, -1)):
         check_raises(lambda: impl.step_time(impl.Cost(*bad), impl.Device("d", 1, 1)), "flops",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from spec_decode_oracle import (
@@ -19,10 +18,9 @@ from spec_decode_oracle import (
     rationals,
 )
 
-from kata.checks import check, check_fraction, check_raises, property_settings
+from kata.checks import check, check_fraction, check_raises, graded, property_settings
 from kata.strict import same
 
-pytestmark = pytest.mark.level(2)
 PROPERTY = property_settings()
 
 
@@ -33,24 +31,21 @@ def models(impl):
 # --- expected tokens -------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("expected_tokens: the prompt's 7/4, and exactly g + 1 when a == 1 (the closed form divides by zero)")
+@graded(2, 2, "expected_tokens: the prompt's 7/4, and exactly g + 1 when a == 1 (the closed form divides by zero)")
 def test_expected_tokens_examples(impl):
     check_fraction(impl.expected_tokens(F(1, 2), 2), F(7, 4), "expected_tokens(1/2, 2)")
     check_fraction(impl.expected_tokens(1, 3), F(4), "expected_tokens(1, 3)")
     check_fraction(impl.expected_tokens(F(1), 5), F(6), "expected_tokens(Fraction(1), 5)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("expected_tokens with a == 0 or g == 0 is one token, as a Fraction")
+@graded(2, 1, "expected_tokens with a == 0 or g == 0 is one token, as a Fraction")
 def test_expected_tokens_degenerate(impl):
     check_fraction(impl.expected_tokens(0, 7), F(1), "expected_tokens(0, 7)")
     check_fraction(impl.expected_tokens(F(3, 4), 0), F(1), "expected_tokens(3/4, 0)")
     check_fraction(impl.expected_tokens(1, 0), F(1), "expected_tokens(1, 0)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("expected_tokens is the exact geometric sum on generated rates and lengths")
+@graded(2, 2, "expected_tokens is the exact geometric sum on generated rates and lengths")
 @PROPERTY
 @given(a=rationals, g=st.integers(0, 30))
 @example(a=F(1), g=30)
@@ -62,8 +57,7 @@ def test_expected_tokens_matches_oracle(impl, a, g):
 # --- speedup and the best draft length -----------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("speedup: the prompt's 2101/875; g = 0 is exactly 1; c = 0 is the expected tokens")
+@graded(2, 2, "speedup: the prompt's 2101/875; g = 0 is exactly 1; c = 0 is the expected tokens")
 def test_speedup_examples(impl):
     check_fraction(impl.speedup(F(4, 5), 4, F(1, 10)), F(2101, 875), "speedup(4/5, 4, 1/10)")
     check_fraction(impl.speedup(F(1, 3), 0, 5), F(1), "speedup(1/3, 0, 5)")
@@ -71,23 +65,20 @@ def test_speedup_examples(impl):
     check_fraction(impl.speedup(1, 3, F(1, 3)), F(2), "speedup(1, 3, 1/3)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("speedup matches the oracle on generated a, g, c")
+@graded(2, 2, "speedup matches the oracle on generated a, g, c")
 @PROPERTY
 @given(a=rationals, g=st.integers(0, 12), c=st.fractions(min_value=0, max_value=3, max_denominator=10))
 def test_speedup_matches_oracle(impl, a, g, c):
     check_fraction(impl.speedup(a, g, c), o_speedup(a, g, c), f"speedup({a}, {g}, {c})")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("best_draft_length: the prompt's 6, and 0 when no draft length beats plain decoding")
+@graded(2, 2, "best_draft_length: the prompt's 6, and 0 when no draft length beats plain decoding")
 def test_best_examples(impl):
     check(impl.best_draft_length(F(4, 5), F(1, 10), 10), 6, "best_draft_length(4/5, 1/10, 10)")
     check(impl.best_draft_length(F(1, 5), F(1, 2), 10), 0, "best_draft_length(1/5, 1/2, 10)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("best_draft_length on a tie takes the smallest g: 1 over 2 at a = 1/2, c = 1/5; 0 when every g ties at 1")
+@graded(2, 2, "best_draft_length on a tie takes the smallest g: 1 over 2 at a = 1/2, c = 1/5; 0 when every g ties at 1")
 def test_best_tie_smallest(impl):
     # speedup(1/2, 1, 1/5) = (3/2) / (6/5) = 5/4 = (7/4) / (7/5) = speedup(1/2, 2, 1/5)
     check(impl.best_draft_length(F(1, 2), F(1, 5), 5), 1, "best_draft_length(1/2, 1/5, 5)")
@@ -95,15 +86,13 @@ def test_best_tie_smallest(impl):
     check(impl.best_draft_length(1, 1, 6), 0, "best_draft_length(1, 1, 6)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("best_draft_length with max_g = 0 is 0; with a = 1 and c = 0 it is max_g")
+@graded(2, 1, "best_draft_length with max_g = 0 is 0; with a = 1 and c = 0 it is max_g")
 def test_best_bounds(impl):
     check(impl.best_draft_length(F(9, 10), F(1, 100), 0), 0, "best_draft_length(9/10, 1/100, 0)")
     check(impl.best_draft_length(1, 0, 7), 7, "best_draft_length(1, 0, 7)")
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("best_draft_length matches the oracle (argmax, smallest on ties) on generated a, c")
+@graded(2, 3, "best_draft_length matches the oracle (argmax, smallest on ties) on generated a, c")
 @PROPERTY
 @given(a=rationals, c=st.fractions(min_value=0, max_value=1, max_denominator=10), max_g=st.integers(0, 15))
 @example(a=F(1, 2), c=F(1, 5), max_g=5)
@@ -115,8 +104,7 @@ def test_best_matches_oracle(impl, a, c, max_g):
 # --- on the roofline ---------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("verify_cost: g + 1 tokens per sequence, weights once; with g = 0 it is decode_cost")
+@graded(2, 2, "verify_cost: g + 1 tokens per sequence, weights once; with g = 0 it is decode_cost")
 def test_verify_cost(impl):
     m = impl.Model("m", 10, 20, 3)
     c = impl.verify_cost(m, 2, 5, 3)
@@ -125,8 +113,7 @@ def test_verify_cost(impl):
     check((c0.flops, c0.bytes), (d.flops, d.bytes), "verify_cost(Model(m, 10, 20, 3), 4, 7, 0) vs decode_cost(.., 4, 7)")
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("speedup_at_batch: the prompt's figures, about 2.08 at batch 1 and 0.60 at 1024 (compute-bound verification)")
+@graded(2, 3, "speedup_at_batch: the prompt's figures, about 2.08 at batch 1 and 0.60 at 1024 (compute-bound verification)")
 def test_speedup_at_batch_examples(impl):
     t, dr, d = models(impl)
     for batch, shown in ((1, 2.08), (64, 2.02), (256, 0.79), (1024, 0.60)):
@@ -136,15 +123,13 @@ def test_speedup_at_batch_examples(impl):
         check_fraction(got, want, f"speedup_at_batch(llama-3-8b, draft-1b, H100, {batch}, 100, 4/5, 4)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("speedup_at_batch with g = 0 is exactly 1")
+@graded(2, 1, "speedup_at_batch with g = 0 is exactly 1")
 def test_speedup_at_batch_no_draft(impl):
     t, dr, d = models(impl)
     check_fraction(impl.speedup_at_batch(t, dr, d, 8, 500, F(1, 2), 0), F(1), "speedup_at_batch(.., 8, 500, 1/2, 0)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the draft's i-th step sees context + i cached tokens (a draft whose K/V dominates shows it)")
+@graded(2, 2, "the draft's i-th step sees context + i cached tokens (a draft whose K/V dominates shows it)")
 def test_draft_context_grows(impl):
     t, dr = ("t", 100, 1000, 1), ("dr", 1, 1, 1000)  # the draft is all K/V
     d = ("d", 10**6, 1)
@@ -152,8 +137,7 @@ def test_draft_context_grows(impl):
     check_fraction(got, o_speedup_at_batch(t, dr, d, 1, 0, F(1, 2), 3), "speedup_at_batch(t, K/V-heavy draft, .., 1, 0, 1/2, 3)")
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("speedup_at_batch matches the oracle on generated models, devices and batches")
+@graded(2, 3, "speedup_at_batch matches the oracle on generated models, devices and batches")
 @PROPERTY
 @given(tp=st.integers(1, 10**4), tw=st.integers(1, 10**5), tkv=st.integers(0, 100), dp=st.integers(1, 10**3),
        dw=st.integers(1, 10**4), dkv=st.integers(0, 100), peak=st.integers(1, 10**4), bw=st.integers(1, 10**4),
@@ -170,8 +154,7 @@ def test_speedup_at_batch_matches_oracle(impl, tp, tw, tkv, dp, dw, dkv, peak, b
 RATE_BAD = (0.5, True, None, "1/2", F(-1, 3), F(4, 3), 2)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a must be a rational in [0, 1]: floats, bools, None, strings and values outside are rejected naming a")
+@graded(2, 2, "a must be a rational in [0, 1]: floats, bools, None, strings and values outside are rejected naming a")
 def test_invalid_rate(impl):
     for bad in RATE_BAD:
         check_raises(lambda: impl.expected_tokens(bad, 2), "a", f"expected_tokens({bad!r}, 2)")
@@ -180,8 +163,7 @@ def test_invalid_rate(impl):
         check_raises(lambda: impl.best_draft_length(bad, 0, 0), "a", f"best_draft_length({bad!r}, 0, 0)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("g, c and max_g: ints / rationals in range, each named; checks run in signature order")
+@graded(2, 2, "g, c and max_g: ints / rationals in range, each named; checks run in signature order")
 def test_invalid_other_arguments(impl):
     for bad in (True, 2.0, None, "2", -1):
         check_raises(lambda: impl.expected_tokens(F(1, 2), bad), "g", f"expected_tokens(1/2, {bad!r})")
@@ -194,8 +176,7 @@ def test_invalid_other_arguments(impl):
     check_raises(lambda: impl.speedup(1, -1, -1), "g", "speedup(1, -1, -1)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("verify_cost and speedup_at_batch check models, device, batch, context, a and g in signature order")
+@graded(2, 2, "verify_cost and speedup_at_batch check models, device, batch, context, a and g in signature order")
 def test_invalid_roofline_arguments(impl):
     t, dr, d = models(impl)
     bad_model = impl.Model("x", 0, 1, 0)

@@ -10,7 +10,8 @@ hidden suite can compare any implementation with it on generated inputs.
     run_monitor(data, ...)     -> everything a UsageMonitor reports after that stream
     StreamingOracleCounter     -> a linear, per-character streaming counter (a timing baseline)
 
-Plus the small builders the tests share: `event_bytes`, `chunked`, `SSE_EVENT`.
+Plus the small builders the tests share: `event_bytes`, `chunked`, `SSE_EVENT`; and `reference()`,
+the reference solution for the timing tests (called only inside a kata.checks baseline measure).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import sys
 import re
 import unicodedata
 from fractions import Fraction
+
+from kata.checks import reference_at
 
 # --- level 1 ------------------------------------------------------------------
 
@@ -300,3 +303,7 @@ def result_tuple(r) -> tuple:
 def stats_tuple(s) -> tuple:
     return (s.now, s.requests, s.tokens, s.tokens_per_second,
             [tuple(x) for x in s.top_tenants], s.p50, s.p99)
+
+
+# the reference solution, imported under its own module name (not the learner's)
+reference = reference_at(__file__, "solutions/streaming-token-counter.py")

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import stc_oracle as oracle
 
+from kata.checks import graded
 from kata.strict import same
 
 
@@ -35,27 +36,21 @@ def check_count(impl, chunks, expected):
 # --- the pre-tokenizer ---------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("empty text and empty stream: no tokens")
+@graded(1, 1, "empty text and empty stream: no tokens")
 def test_empty_text_and_stream(impl):
     check_tokens(impl, "", [])
     check_count(impl, [], 0)
     check_count(impl, [b""], 0)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a maximal run of letters is one token, whatever the script or case")
+@graded(1, 1, "a maximal run of letters is one token, whatever the script or case")
 def test_letter_runs(impl):
     check_tokens(impl, "Hello", ["Hello"])
     check_tokens(impl, "abcDEF", ["abcDEF"])
     check_tokens(impl, "жизнь 中文ß", ["жизнь", " ", "中文ß"])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("combining marks are letters: they join a letter run, or start one after a digit/space/other")
+@graded(1, 2, "combining marks are letters: they join a letter run, or start one after a digit/space/other")
 def test_marks_are_letters(impl):
     check_tokens(impl, "e\u0301te\u0301", ["e\u0301te\u0301"])
     check_tokens(impl, "\u0301", ["\u0301"])
@@ -64,9 +59,7 @@ def test_marks_are_letters(impl):
     check_tokens(impl, "!\u20dd", ["!", "\u20dd"])  # U+20DD is an enclosing mark (Me)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("digit runs are cut into groups of three from the start of the run")
+@graded(1, 2, "digit runs are cut into groups of three from the start of the run")
 def test_digit_groups_of_three(impl):
     check_tokens(impl, "12", ["12"])
     check_tokens(impl, "123", ["123"])
@@ -76,41 +69,31 @@ def test_digit_groups_of_three(impl):
     check_tokens(impl, "a12345b", ["a", "123", "45", "b"])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("any Nd character is a digit: Arabic-Indic and fullwidth digits group with ASCII ones")
+@graded(1, 1, "any Nd character is a digit: Arabic-Indic and fullwidth digits group with ASCII ones")
 def test_non_ascii_decimal_digits(impl):
     check_tokens(impl, "٣٣٣٣", ["٣٣٣", "٣"])
     check_tokens(impl, "12３4", ["12３", "4"])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("numbers that are not Nd (superscripts, fractions, Roman numerals) are single 'other' tokens")
+@graded(1, 1, "numbers that are not Nd (superscripts, fractions, Roman numerals) are single 'other' tokens")
 def test_other_numbers_are_single_tokens(impl):
     check_tokens(impl, "²½Ⅻ", ["²", "½", "Ⅻ"])
     check_tokens(impl, "x²2", ["x", "²", "2"])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a maximal run of mixed whitespace (str.isspace) is one token")
+@graded(1, 1, "a maximal run of mixed whitespace (str.isspace) is one token")
 def test_whitespace_runs(impl):
     check_tokens(impl, " \t\n\r\x0b\x0c\xa0\u3000\u2028\x85\x1c\x1f", [" \t\n\r\x0b\x0c\xa0\u3000\u2028\x85\x1c\x1f"])
     check_tokens(impl, "a \r\n b", ["a", " \r\n ", "b"])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("punctuation, symbols, controls and format characters are one token each")
+@graded(1, 1, "punctuation, symbols, controls and format characters are one token each")
 def test_other_characters_are_single(impl):
     check_tokens(impl, "!!,_$", ["!", "!", ",", "_", "$"])
     check_tokens(impl, "a\x00b\u200bc", ["a", "\x00", "b", "\u200b", "c"])  # U+200B is Cf, not space
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("emoji: each symbol is a token; U+FE0F is a mark (a letter run); ZWJ is an 'other'")
+@graded(1, 2, "emoji: each symbol is a token; U+FE0F is a mark (a letter run); ZWJ is an 'other'")
 def test_emoji_and_variation_selector(impl):
     check_tokens(impl, "❤️", ["❤", "\ufe0f"])
     check_tokens(impl, "👍🏽", ["👍", "🏽"])
@@ -118,9 +101,7 @@ def test_emoji_and_variation_selector(impl):
     check_tokens(impl, "👨\u200d👩", ["👨", "\u200d", "👩"])
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("pre_tokenize of a non-str raises TypeError naming text")
+@graded(1, 1, "pre_tokenize of a non-str raises TypeError naming text")
 def test_pre_tokenize_rejects_non_str(impl):
     for bad in (b"abc", None, 5, ["a"]):
         with pytest.raises(TypeError, match="text"):
@@ -130,9 +111,7 @@ def test_pre_tokenize_rejects_non_str(impl):
 # --- decoding ---------------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("invalid UTF-8 becomes U+FFFD exactly as bytes.decode(errors='replace'); each is a token")
+@graded(1, 2, "invalid UTF-8 becomes U+FFFD exactly as bytes.decode(errors='replace'); each is a token")
 def test_invalid_bytes_become_replacement_tokens(impl):
     for data, expected in [
         (b"ab\xffcd", 3),  # ab, U+FFFD, cd
@@ -146,9 +125,7 @@ def test_invalid_bytes_become_replacement_tokens(impl):
         check_count(impl, [data], expected)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a character cut off by the end of the stream is one U+FFFD")
+@graded(1, 2, "a character cut off by the end of the stream is one U+FFFD")
 def test_truncated_character_at_end_of_stream(impl):
     check_count(impl, [b"a\xe2\x82"], 2)
     check_count(impl, [b"a", b"\xe2", b"\x82"], 2)
@@ -156,9 +133,7 @@ def test_truncated_character_at_end_of_stream(impl):
     check_count(impl, [b"\xc3"], 1)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("a chunk boundary inside a 4-byte character, at every cut point")
+@graded(1, 3, "a chunk boundary inside a 4-byte character, at every cut point")
 def test_cut_inside_four_byte_character(impl):
     data = "a😀b".encode()
     for i in range(1, len(data)):
@@ -168,9 +143,7 @@ def test_cut_inside_four_byte_character(impl):
     check_count(impl, [emoji[:1], b"", emoji[1:3], b"", emoji[3:]], 1)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("chunk boundaries inside 2- and 3-byte characters")
+@graded(1, 1, "chunk boundaries inside 2- and 3-byte characters")
 def test_cut_inside_two_and_three_byte_characters(impl):
     data = "é€ab".encode()  # é is 2 bytes, € is 3
     expected = 3  # "é" is a letter, "€" an other, "ab" letters: é | € | ab
@@ -179,9 +152,7 @@ def test_cut_inside_two_and_three_byte_characters(impl):
             check_count(impl, [data[:i], data[i:j], data[j:]], expected)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("an invalid sequence split across chunks is replaced as in the whole stream")
+@graded(1, 2, "an invalid sequence split across chunks is replaced as in the whole stream")
 def test_invalid_sequence_split_across_chunks(impl):
     check_count(impl, [b"\xe2", b"\x82", b"x"], 2)  # E2 82 78: one U+FFFD, then "x"
     check_count(impl, [b"\xf0\x9f", b"\x98a"], 2)
@@ -191,9 +162,7 @@ def test_invalid_sequence_split_across_chunks(impl):
 # --- boundaries of tokens across chunks ------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a letter or whitespace run that spans chunks is still one token")
+@graded(1, 2, "a letter or whitespace run that spans chunks is still one token")
 def test_token_split_across_chunks(impl):
     check_count(impl, [b"hel", b"lo"], 1)
     check_count(impl, [b"hello ", b" world"], 3)
@@ -201,9 +170,7 @@ def test_token_split_across_chunks(impl):
     check_count(impl, [b"a\r", b"\nb"], 3)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("digit groups keep counting from the start of the run across chunks")
+@graded(1, 3, "digit groups keep counting from the start of the run across chunks")
 def test_digit_groups_across_chunks(impl):
     check_count(impl, [b"12", b"345"], 2)  # 123 | 45
     check_count(impl, [b"1", b"2", b"3", b"4"], 2)  # 123 | 4
@@ -213,16 +180,12 @@ def test_digit_groups_across_chunks(impl):
     check_count(impl, [b"12", b"34", b"56", b"78"], 3)  # 123 | 456 | 78
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a bytearray chunk is accepted like bytes")
+@graded(1, 1, "a bytearray chunk is accepted like bytes")
 def test_bytearray_chunks_accepted(impl):
     check_count(impl, [bytearray(b"ab"), bytearray(b"c d"), b""], 3)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("feed of anything but bytes/bytearray raises TypeError naming chunk")
+@graded(1, 1, "feed of anything but bytes/bytearray raises TypeError naming chunk")
 def test_feed_rejects_non_bytes(impl):
     counter = impl.TokenCounter()
     for bad in ("text", memoryview(b"ab"), None, 7, [1, 2]):
@@ -233,9 +196,7 @@ def test_feed_rejects_non_bytes(impl):
     assert same(got, 1), f"Fed b'ok' after rejected chunks, then called finish(). Returned {got!r}, expected 1."
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("feed after finish raises RuntimeError, checked before the chunk's type")
+@graded(1, 1, "feed after finish raises RuntimeError, checked before the chunk's type")
 def test_feed_after_finish_raises(impl):
     counter = impl.TokenCounter()
     counter.feed(b"a b")
@@ -246,9 +207,7 @@ def test_feed_after_finish_raises(impl):
         counter.feed("not bytes")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("finish called twice returns the same count")
+@graded(1, 1, "finish called twice returns the same count")
 def test_finish_twice_returns_same_count(impl):
     counter = impl.TokenCounter()
     counter.feed(b"one two\xe2\x82")  # ends inside a character: one U+FFFD at finish
@@ -289,9 +248,7 @@ def chunked_streams(draw):
 texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(CHARACTERS, max_size=5)), max_size=25).map("".join)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("property: pre_tokenize equals an independent per-character tokenizer")
+@graded(1, 3, "property: pre_tokenize equals an independent per-character tokenizer")
 @settings(max_examples=100)
 @given(text=texts)
 @example(text="Hello, wörld!  12345 ❤️\n")
@@ -301,9 +258,7 @@ def test_property_pre_tokenize_matches_oracle(impl, text):
     check_tokens(impl, text, oracle.tokens_of(text))
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(5)
-@pytest.mark.edge("property: every chunking of random bytes (multi-byte, emoji, marks, digits, invalid) counts like the whole stream")
+@graded(1, 5, "property: every chunking of random bytes (multi-byte, emoji, marks, digits, invalid) counts like the whole stream")
 @settings(max_examples=150)
 @given(case=chunked_streams())
 @example(case=("😀".encode(), [1, 3]))

@@ -8,10 +8,8 @@ from hypothesis import strategies as st
 from token_batcher_oracle import oracle_plan
 from token_batcher_support import build, bulk_requests, complexity_check
 
-from kata.checks import digest
+from kata.checks import digest, graded
 from kata.strict import same
-
-pytestmark = pytest.mark.level(1)
 
 
 def plan(impl, rows, max_batch_size, max_batch_tokens, window):
@@ -44,8 +42,7 @@ def check(impl, rows, params, expected_batches, expected_rejected=None, expected
 # --- the prompt and the simplest cases ---------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's worked example")
+@graded(1, 2, "the prompt's worked example")
 def test_prompt_example(impl):
     rows = [("a", 0, 2, 1), ("b", 1, 4, 1), ("c", 2, 1, 0), ("x", 3, 50, 0),
             ("d", 9, 3, 3), ("e", 10, 7, 2), ("f", 16, 1, 1)]
@@ -55,20 +52,17 @@ def test_prompt_example(impl):
           {"x": "exceeds_batch_tokens"}, 6)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("empty input: no batches, nothing rejected, zero waste")
+@graded(1, 1, "empty input: no batches, nothing rejected, zero waste")
 def test_empty_input(impl):
     check(impl, [], (4, 10, 3), [], {}, 0)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("one request: its batch closes by its window at arrival + window")
+@graded(1, 1, "one request: its batch closes by its window at arrival + window")
 def test_single_request(impl):
     check(impl, [("a", 7, 3, 2)], (4, 10, 3), [(["a"], 10, "window", 5, 5)], {}, 0)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("zero output tokens: the size is the prompt alone")
+@graded(1, 1, "zero output tokens: the size is the prompt alone")
 def test_zero_output_tokens(impl):
     check(impl, [("a", 0, 4, 0), ("b", 0, 2, 0)], (4, 100, 0),
           [(["a", "b"], 0, "window", 8, 6)], {}, 2)
@@ -77,24 +71,21 @@ def test_zero_output_tokens(impl):
 # --- full ------------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a batch that reaches max_batch_size closes at once, at the arrival of the request that filled it")
+@graded(1, 2, "a batch that reaches max_batch_size closes at once, at the arrival of the request that filled it")
 def test_full_batch_dispatches_at_last_arrival(impl):
     rows = [("a", 0, 1, 1), ("b", 2, 1, 1), ("c", 3, 1, 1)]
     check(impl, rows, (2, 100, 10),
           [(["a", "b"], 2, "full", 4, 4), (["c"], 13, "window", 2, 2)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("max_batch_size 1: every request is its own full batch, dispatched on arrival")
+@graded(1, 2, "max_batch_size 1: every request is its own full batch, dispatched on arrival")
 def test_max_batch_size_one(impl):
     rows = [("a", 0, 1, 1), ("b", 0, 2, 1), ("c", 5, 3, 0)]
     check(impl, rows, (1, 100, 10),
           [(["a"], 0, "full", 2, 2), (["b"], 0, "full", 3, 3), (["c"], 5, "full", 3, 3)], {}, 0)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("full takes precedence: the batch closes as full even if the next request would also overflow it")
+@graded(1, 1, "full takes precedence: the batch closes as full even if the next request would also overflow it")
 def test_full_before_next_request(impl):
     rows = [("a", 0, 2, 0), ("b", 1, 2, 0), ("c", 2, 9, 0)]
     check(impl, rows, (2, 10, 10),
@@ -104,31 +95,27 @@ def test_full_before_next_request(impl):
 # --- budget ----------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a padded footprint exactly equal to max_batch_tokens fits (<=)")
+@graded(1, 2, "a padded footprint exactly equal to max_batch_tokens fits (<=)")
 def test_footprint_equal_to_budget_fits(impl):
     rows = [("a", 0, 3, 1), ("b", 1, 2, 2), ("c", 2, 1, 3)]  # 3 * 4 = 12
     check(impl, rows, (5, 12, 10), [(["a", "b", "c"], 10, "window", 12, 12)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("one token over max_batch_tokens closes the batch at the newcomer's arrival with reason budget")
+@graded(1, 2, "one token over max_batch_tokens closes the batch at the newcomer's arrival with reason budget")
 def test_footprint_over_budget_closes(impl):
     rows = [("a", 0, 3, 1), ("b", 1, 2, 2), ("c", 4, 2, 3)]  # 3 * 5 = 15 > 14
     check(impl, rows, (5, 14, 10),
           [(["a", "b"], 4, "budget", 8, 8), (["c"], 14, "window", 5, 5)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("padding: a longer newcomer re-pads every member, so the footprint is size x longest, not the sum")
+@graded(1, 2, "padding: a longer newcomer re-pads every member, so the footprint is size x longest, not the sum")
 def test_padding_uses_longest_request(impl):
     rows = [("a", 0, 1, 0), ("b", 1, 1, 0), ("c", 2, 1, 0), ("d", 3, 5, 1)]  # 4 * 6 = 24 > 20
     check(impl, rows, (8, 20, 10),
           [(["a", "b", "c"], 3, "budget", 3, 3), (["d"], 13, "window", 6, 6)], {}, 0)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("padding waste: padded minus useful, summed over all batches")
+@graded(1, 1, "padding waste: padded minus useful, summed over all batches")
 def test_padding_waste_sums_batches(impl):
     rows = [("a", 0, 1, 0), ("b", 0, 6, 2), ("c", 20, 2, 0), ("d", 20, 1, 0)]
     check(impl, rows, (4, 100, 1),
@@ -138,44 +125,38 @@ def test_padding_waste_sums_batches(impl):
 # --- window ----------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a request arriving exactly at t0 + window still joins (the window includes its end)")
+@graded(1, 2, "a request arriving exactly at t0 + window still joins (the window includes its end)")
 def test_window_end_is_inclusive(impl):
     check(impl, [("a", 4, 1, 1), ("b", 9, 1, 1)], (8, 100, 5),
           [(["a", "b"], 9, "window", 4, 4)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a request arriving at t0 + window + 1 closes the batch at t0 + window")
+@graded(1, 2, "a request arriving at t0 + window + 1 closes the batch at t0 + window")
 def test_window_one_past_end_closes(impl):
     check(impl, [("a", 4, 1, 1), ("b", 10, 1, 1)], (8, 100, 5),
           [(["a"], 9, "window", 2, 2), (["b"], 15, "window", 2, 2)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("window is checked before budget: a late request that would also overflow closes by window at t0 + window")
+@graded(1, 2, "window is checked before budget: a late request that would also overflow closes by window at t0 + window")
 def test_window_checked_before_budget(impl):
     check(impl, [("a", 0, 5, 0), ("b", 9, 6, 0)], (8, 10, 5),
           [(["a"], 5, "window", 5, 5), (["b"], 14, "window", 6, 6)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("window 0: a batch holds only requests arriving at the same instant as its first")
+@graded(1, 2, "window 0: a batch holds only requests arriving at the same instant as its first")
 def test_window_zero_groups_same_instant(impl):
     rows = [("a", 3, 1, 0), ("b", 3, 1, 0), ("c", 4, 1, 0)]
     check(impl, rows, (8, 100, 0),
           [(["a", "b"], 3, "window", 2, 2), (["c"], 4, "window", 1, 1)])
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("idle gap: a batch still closes at t0 + window, not when the next (much later) request arrives")
+@graded(1, 1, "idle gap: a batch still closes at t0 + window, not when the next (much later) request arrives")
 def test_idle_gap_between_arrivals(impl):
     check(impl, [("a", 0, 1, 0), ("b", 1000, 1, 0)], (8, 100, 7),
           [(["a"], 7, "window", 1, 1), (["b"], 1007, "window", 1, 1)])
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("the window is measured from the batch's first request, not from the latest one")
+@graded(1, 1, "the window is measured from the batch's first request, not from the latest one")
 def test_window_from_first_request(impl):
     rows = [("a", 0, 1, 0), ("b", 3, 1, 0), ("c", 6, 1, 0)]
     check(impl, rows, (8, 100, 5),
@@ -185,23 +166,20 @@ def test_window_from_first_request(impl):
 # --- rejection -------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a request larger than max_batch_tokens is rejected and does not close, open or join any batch")
+@graded(1, 2, "a request larger than max_batch_tokens is rejected and does not close, open or join any batch")
 def test_oversized_request_is_ignored(impl):
     rows = [("a", 0, 2, 0), ("x", 1, 30, 0), ("b", 2, 2, 0)]
     check(impl, rows, (8, 10, 5), [(["a", "b"], 5, "window", 4, 4)],
           {"x": "exceeds_batch_tokens"}, 0)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a rejected request does not start a window: the next batch's window starts at the next accepted request")
+@graded(1, 1, "a rejected request does not start a window: the next batch's window starts at the next accepted request")
 def test_rejected_request_starts_no_window(impl):
     rows = [("x", 0, 30, 0), ("a", 4, 2, 0)]
     check(impl, rows, (8, 10, 5), [(["a"], 9, "window", 2, 2)], {"x": "exceeds_batch_tokens"})
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a request exactly max_batch_tokens large is accepted alone")
+@graded(1, 1, "a request exactly max_batch_tokens large is accepted alone")
 def test_request_equal_to_budget_fits_alone(impl):
     check(impl, [("a", 0, 6, 4), ("b", 1, 1, 0)], (8, 10, 5),
           [(["a"], 1, "budget", 10, 10), (["b"], 6, "window", 1, 1)], {})
@@ -210,16 +188,14 @@ def test_request_equal_to_budget_fits_alone(impl):
 # --- ordering --------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("unsorted input is taken in arrival order; equal arrivals keep their input order")
+@graded(1, 2, "unsorted input is taken in arrival order; equal arrivals keep their input order")
 def test_arrival_order_is_stable(impl):
     rows = [("late", 5, 1, 0), ("b", 2, 1, 0), ("a", 2, 1, 0), ("first", 0, 1, 0)]
     check(impl, rows, (3, 100, 10),
           [(["first", "b", "a"], 2, "full", 3, 3), (["late"], 15, "window", 1, 1)])
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("equal arrival times: all join at the same instant up to the limits")
+@graded(1, 1, "equal arrival times: all join at the same instant up to the limits")
 def test_equal_arrivals(impl):
     rows = [(f"r{i}", 1, 2, 0) for i in range(5)]
     check(impl, rows, (2, 100, 0),
@@ -230,37 +206,32 @@ def test_equal_arrivals(impl):
 # --- invalid input ---------------------------------------------------------------
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("duplicate ids raise ValueError naming id")
+@graded(1, 1, "duplicate ids raise ValueError naming id")
 def test_duplicate_ids(impl):
     with pytest.raises(ValueError, match="id"):
         plan(impl, [("a", 0, 1, 1), ("b", 0, 1, 1), ("a", 2, 1, 1)], 4, 10, 1)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("prompt_tokens 0 or negative raises ValueError naming prompt_tokens")
+@graded(1, 1, "prompt_tokens 0 or negative raises ValueError naming prompt_tokens")
 @pytest.mark.parametrize("prompt", [0, -3])
 def test_nonpositive_prompt_tokens(impl, prompt):
     with pytest.raises(ValueError, match="prompt_tokens"):
         plan(impl, [("a", 0, 1, 1), ("b", 0, prompt, 1)], 4, 10, 1)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("negative output_tokens raises ValueError naming output_tokens")
+@graded(1, 1, "negative output_tokens raises ValueError naming output_tokens")
 def test_negative_output_tokens(impl):
     with pytest.raises(ValueError, match="output_tokens"):
         plan(impl, [("a", 0, 1, -1)], 4, 10, 1)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("negative arrival raises ValueError naming arrival")
+@graded(1, 1, "negative arrival raises ValueError naming arrival")
 def test_negative_arrival(impl):
     with pytest.raises(ValueError, match="arrival"):
         plan(impl, [("a", -1, 1, 1)], 4, 10, 1)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("max_batch_size < 1, max_batch_tokens < 1 or window < 0 raise ValueError naming the parameter")
+@graded(1, 1, "max_batch_size < 1, max_batch_tokens < 1 or window < 0 raise ValueError naming the parameter")
 @pytest.mark.parametrize("params,field", [
     ((0, 10, 1), "max_batch_size"), ((2, 0, 1), "max_batch_tokens"), ((2, 10, -1), "window"),
 ])
@@ -269,8 +240,7 @@ def test_invalid_parameters(impl, params, field):
         plan(impl, [("a", 0, 1, 1)], *params)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("invalid parameters are rejected even for an empty request list")
+@graded(1, 1, "invalid parameters are rejected even for an empty request list")
 def test_invalid_parameters_with_empty_input(impl):
     with pytest.raises(ValueError, match="max_batch_size"):
         plan(impl, [], 0, 10, 1)
@@ -283,8 +253,7 @@ rows_strategy = st.lists(
 ).map(lambda xs: [(f"r{i}", a, p, o) for i, (a, p, o) in enumerate(xs)])
 
 
-@pytest.mark.points(4)
-@pytest.mark.edge("random traces match an independent slow oracle, field by field")
+@graded(1, 4, "random traces match an independent slow oracle, field by field")
 @settings(max_examples=60)
 @given(rows=rows_strategy, size=st.integers(1, 5), tokens=st.integers(1, 30), window=st.integers(0, 6))
 @example(rows=[("r0", 0, 3, 0), ("r1", 3, 8, 0)], size=4, tokens=10, window=3)  # window before budget
@@ -300,15 +269,12 @@ def test_matches_oracle(impl, rows, size, tokens, window):
 
 
 @pytest.mark.complexity
-@pytest.mark.points(2)
-@pytest.mark.edge("30,000 requests in batches of thousands: within 10x of the reference's time (catches O(n^2))")
+@graded(1, 2, "30,000 requests in batches of thousands: within 10x of the reference's time (catches O(n^2))")
 @pytest.mark.timeout(60)
 def test_complexity(impl, reference, runs):
     def caller(mod):
         requests = bulk_requests(runs, mod)  # 16 per time unit: a 400-unit window holds 6,400 requests
         return lambda n: mod.plan_batches(requests[:n], 100_000, 10**9, 400)
 
-    failure, want, got = complexity_check(
-        lambda: caller(reference()), caller(impl), 5_000, 30_000, answer=lambda r: digest(batches(r)))
-    assert failure is None, f"Called plan_batches(30,000 requests). {failure}."
-    assert same(digest(batches(got)), want), "Called plan_batches(30,000 requests). Returned batches that differ from the expected ones."
+    complexity_check("plan_batches", lambda: caller(reference()), caller(impl), (5_000, 30_000),
+                     answer=lambda r: digest(batches(r)), what="the batches")

@@ -11,9 +11,8 @@ from token_batcher_oracle import oracle_continuous
 from token_batcher_replay import replay_continuous
 from token_batcher_support import build, bulk_requests, complexity_check
 
+from kata.checks import graded
 from kata.strict import same
-
-pytestmark = pytest.mark.level(2)
 
 
 def sim(impl, rows, num_blocks, block_size, max_running):
@@ -59,8 +58,7 @@ def check(impl, rows, params, exp_stats=None, exp_steps=None, exp_rejected=None,
 # --- the prompt and the simplest cases ---------------------------------------
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("the prompt's worked example (self-preemption, re-admission at the front)")
+@graded(2, 3, "the prompt's worked example (self-preemption, re-admission at the front)")
 def test_prompt_example(impl):
     rows = [("a", 0, 4, 3), ("b", 0, 3, 4), ("z", 0, 12, 1), ("c", 1, 2, 2)]
     check(impl, rows, (3, 4, 4),
@@ -70,21 +68,18 @@ def test_prompt_example(impl):
           {"z": "exceeds_cache"}, 3)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("empty input: no requests, no steps, peak 0")
+@graded(2, 1, "empty input: no requests, no steps, peak 0")
 def test_empty_input(impl):
     check(impl, [], (4, 4, 2), {}, [], {}, 0)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("one request: admitted at its arrival step, one token per step until done")
+@graded(2, 1, "one request: admitted at its arrival step, one token per step until done")
 def test_single_request(impl):
     check(impl, [("a", 2, 5, 3)], (4, 4, 2), {"a": (2, 2, 4, 0)},
           [(2, ["a"], [], [], 2), (3, [], [], [], 2), (4, [], [], ["a"], 2)], {}, 2)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("zero output tokens: prefill only, admitted and finished in the same step")
+@graded(2, 2, "zero output tokens: prefill only, admitted and finished in the same step")
 def test_zero_output_tokens(impl):
     check(impl, [("a", 3, 8, 0), ("b", 3, 1, 0)], (3, 4, 4),
           {"a": (3, 3, 3, 0), "b": (3, 3, 3, 0)}, [(3, ["a", "b"], [], ["a", "b"], 3)], {}, 3)
@@ -93,23 +88,20 @@ def test_zero_output_tokens(impl):
 # --- the cache's limits --------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a prompt that exactly fills the cache (and no output) is admitted: blocks_in_use == num_blocks")
+@graded(2, 2, "a prompt that exactly fills the cache (and no output) is admitted: blocks_in_use == num_blocks")
 def test_prompt_exactly_fills_cache(impl):
     check(impl, [("a", 0, 8, 0)], (2, 4, 1), {"a": (0, 0, 0, 0)},
           [(0, ["a"], [], ["a"], 2)], {}, 2)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a prompt filling the cache plus one output token needs one block too many: rejected")
+@graded(2, 2, "a prompt filling the cache plus one output token needs one block too many: rejected")
 @pytest.mark.timeout(10)
 def test_prompt_filling_cache_with_output_rejected(impl):
     check(impl, [("a", 0, 8, 1), ("b", 0, 3, 1)], (2, 4, 1), {"b": (0, 0, 0, 0)},
           None, {"a": "exceeds_cache"}, 1)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a request larger than the whole cache is rejected and the rest still run (never an endless loop)")
+@graded(2, 2, "a request larger than the whole cache is rejected and the rest still run (never an endless loop)")
 @pytest.mark.timeout(10)
 def test_request_larger_than_cache_rejected(impl):
     rows = [("small", 0, 2, 2), ("huge", 0, 500, 500), ("late", 1, 2, 1)]
@@ -117,16 +109,14 @@ def test_request_larger_than_cache_rejected(impl):
           {"huge": "exceeds_cache"})
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a request whose prompt + all its output exactly fill the cache is accepted and finishes")
+@graded(2, 1, "a request whose prompt + all its output exactly fill the cache is accepted and finishes")
 @pytest.mark.timeout(10)
 def test_lifetime_exactly_fills_cache(impl):
     check(impl, [("a", 0, 5, 3)], (2, 4, 1), {"a": (0, 0, 2, 0)},
           [(0, ["a"], [], [], 2), (1, [], [], [], 2), (2, [], [], ["a"], 2)], {}, 2)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a prompt of exactly k x block_size: its first token needs block k + 1 at admission")
+@graded(2, 2, "a prompt of exactly k x block_size: its first token needs block k + 1 at admission")
 def test_prompt_multiple_of_block_size_needs_extra_block(impl):
     # b needs ceil((8 + 1) / 4) = 3 blocks, not 2: it does not fit next to a at step 0
     check(impl, [("a", 0, 4, 1), ("b", 0, 8, 1)], (4, 4, 4),
@@ -134,8 +124,7 @@ def test_prompt_multiple_of_block_size_needs_extra_block(impl):
           [(0, ["a"], [], ["a"], 2), (1, ["b"], [], ["b"], 3)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("growth: a request whose tokens fill its blocks exactly takes a new block for its next token")
+@graded(2, 2, "growth: a request whose tokens fill its blocks exactly takes a new block for its next token")
 def test_growth_takes_block_at_exact_multiple(impl):
     check(impl, [("a", 0, 3, 3)], (2, 4, 2), {"a": (0, 0, 2, 0)},
           [(0, ["a"], [], [], 1), (1, [], [], [], 2), (2, [], [], ["a"], 2)])
@@ -144,8 +133,7 @@ def test_growth_takes_block_at_exact_multiple(impl):
 # --- preemption ------------------------------------------------------------------
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("no free block: the most recently admitted request is preempted, not the one needing the block")
+@graded(2, 3, "no free block: the most recently admitted request is preempted, not the one needing the block")
 def test_preempts_most_recently_admitted(impl):
     res = check(impl, [("a", 0, 1, 5), ("b", 0, 2, 5), ("c", 0, 1, 5)], (4, 2, 4),
                 {"a": (0, 0, 4, 0), "b": (0, 0, 7, 1), "c": (0, 0, 11, 1)})
@@ -155,8 +143,7 @@ def test_preempts_most_recently_admitted(impl):
         f"Returned steps 1-2 {got}, expected c preempted at step 1 (a needs a block) and b preempting itself at step 2.")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the request needing the block is the most recently admitted: it preempts itself")
+@graded(2, 2, "the request needing the block is the most recently admitted: it preempts itself")
 def test_self_preemption(impl):
     check(impl, [("a", 0, 4, 6), ("b", 0, 3, 3)], (3, 4, 4),
           {"a": (0, 0, 5, 0), "b": (0, 0, 7, 1)},
@@ -165,8 +152,7 @@ def test_self_preemption(impl):
            (6, ["b"], [], [], 2), (7, [], [], ["b"], 2)])
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("preemption in the step a request would have finished: it does not finish, it is re-admitted later")
+@graded(2, 3, "preemption in the step a request would have finished: it does not finish, it is re-admitted later")
 def test_preempted_in_its_finishing_step(impl):
     check(impl, [("a", 0, 1, 3), ("b", 0, 1, 2)], (2, 2, 4),
           {"a": (0, 0, 2, 0), "b": (0, 0, 3, 1)},
@@ -174,8 +160,7 @@ def test_preempted_in_its_finishing_step(impl):
            (3, ["b"], [], ["b"], 2)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a preempted request goes to the front of the queue, ahead of requests that were already waiting")
+@graded(2, 2, "a preempted request goes to the front of the queue, ahead of requests that were already waiting")
 def test_preempted_goes_to_front(impl):
     check(impl, [("a", 0, 1, 3), ("b", 0, 1, 2), ("c", 1, 1, 1)], (2, 2, 4),
           {"a": (0, 0, 2, 0), "b": (0, 0, 3, 1), "c": (4, 4, 4, 0)},
@@ -183,8 +168,7 @@ def test_preempted_goes_to_front(impl):
            (3, ["b"], [], ["b"], 2), (4, ["c"], [], ["c"], 1)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("two preempted in one step: the last preempted goes first, so they keep their admission order")
+@graded(2, 2, "two preempted in one step: the last preempted goes first, so they keep their admission order")
 def test_two_victims_keep_admission_order(impl):
     res = check(impl, [("a", 0, 1, 5), ("b", 0, 1, 5), ("c", 0, 1, 5)], (3, 2, 4),
                 {"a": (0, 0, 4, 0), "b": (0, 0, 8, 1), "c": (0, 0, 12, 1)})
@@ -194,8 +178,7 @@ def test_two_victims_keep_admission_order(impl):
         f"Returned step 1 {got}, expected (1, [], ['c', 'b'], [], 2).")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a request preempted twice reports num_preemptions 2: every preemption counts")
+@graded(2, 2, "a request preempted twice reports num_preemptions 2: every preemption counts")
 def test_preempted_twice_counts_both(impl):
     # 4 blocks of 2. Step 0: a (1 + 1 = 2 tokens, 1 block), b (2 tokens, 1 block), c (2 + 1 = 3
     # tokens, 2 blocks). Step 1: a's 2 tokens fill its block, none free: c (most recent) is
@@ -210,8 +193,7 @@ def test_preempted_twice_counts_both(impl):
            (3, [], ["c"], ["b"], 3), (4, ["c"], [], ["c"], 3)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("re-admission recomputes prompt + generated tokens: ceil((prompt + generated + 1) / block_size) blocks")
+@graded(2, 2, "re-admission recomputes prompt + generated tokens: ceil((prompt + generated + 1) / block_size) blocks")
 def test_readmission_recomputes_generated_tokens(impl):
     res = sim(impl, [("a", 0, 4, 6), ("b", 0, 3, 3)], 3, 4, 4)
     got = [s for s in steps(res) if s[0] == 6]
@@ -223,15 +205,13 @@ def test_readmission_recomputes_generated_tokens(impl):
 # --- admission -------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("strict FCFS: a head that does not fit blocks smaller requests behind it")
+@graded(2, 2, "strict FCFS: a head that does not fit blocks smaller requests behind it")
 def test_head_of_line_blocking(impl):
     check(impl, [("a", 0, 6, 4), ("big", 1, 9, 1), ("small", 1, 1, 1)], (4, 4, 4),
           {"a": (0, 0, 3, 0), "big": (4, 4, 4, 0), "small": (4, 4, 4, 0)})
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("max_running caps admission even when blocks are free")
+@graded(2, 2, "max_running caps admission even when blocks are free")
 def test_max_running_caps_admission(impl):
     check(impl, [("a", 0, 1, 2), ("b", 0, 1, 2), ("c", 0, 1, 2)], (10, 4, 2),
           {"a": (0, 0, 1, 0), "b": (0, 0, 1, 0), "c": (2, 2, 3, 0)},
@@ -239,44 +219,38 @@ def test_max_running_caps_admission(impl):
            (3, [], [], ["c"], 1)])
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("max_running 1: requests run one after another")
+@graded(2, 1, "max_running 1: requests run one after another")
 def test_max_running_one(impl):
     check(impl, [("a", 0, 2, 2), ("b", 0, 2, 1)], (10, 4, 1),
           {"a": (0, 0, 1, 0), "b": (2, 2, 2, 0)})
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("blocks freed by a finishing request become free at the end of the step, for the next step")
+@graded(2, 2, "blocks freed by a finishing request become free at the end of the step, for the next step")
 def test_finished_blocks_free_for_next_step(impl):
     check(impl, [("a", 0, 4, 1), ("b", 0, 4, 1)], (2, 4, 4),
           {"a": (0, 0, 0, 0), "b": (1, 1, 1, 0)},
           [(0, ["a"], [], ["a"], 2), (1, ["b"], [], ["b"], 2)])
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a request is never admitted before its arrival step, even with the cache empty")
+@graded(2, 1, "a request is never admitted before its arrival step, even with the cache empty")
 def test_not_admitted_before_arrival(impl):
     check(impl, [("a", 0, 1, 1), ("b", 3, 1, 1)], (8, 4, 4),
           {"a": (0, 0, 0, 0), "b": (3, 3, 3, 0)}, [(0, ["a"], [], ["a"], 1), (3, ["b"], [], ["b"], 1)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("equal arrival steps and unsorted input: arrival order, ties by input position")
+@graded(2, 2, "equal arrival steps and unsorted input: arrival order, ties by input position")
 def test_equal_arrivals_keep_input_order(impl):
     check(impl, [("late", 2, 1, 1), ("y", 0, 1, 2), ("x", 0, 1, 2)], (8, 4, 1),
           {"y": (0, 0, 1, 0), "x": (2, 2, 3, 0), "late": (4, 4, 4, 0)})
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("idle gaps between arrivals produce no step records")
+@graded(2, 1, "idle gaps between arrivals produce no step records")
 def test_idle_gap_has_no_records(impl):
     check(impl, [("a", 0, 2, 1), ("b", 10, 2, 2)], (4, 4, 2), None,
           [(0, ["a"], [], ["a"], 1), (10, ["b"], [], [], 1), (11, [], [], ["b"], 1)])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a huge idle gap (arrival 10^12) is jumped over, not stepped through")
+@graded(2, 2, "a huge idle gap (arrival 10^12) is jumped over, not stepped through")
 @pytest.mark.timeout(10)
 def test_huge_idle_gap_is_jumped(impl):
     check(impl, [("a", 0, 2, 1), ("b", 10**12, 2, 1)], (4, 4, 2),
@@ -286,15 +260,13 @@ def test_huge_idle_gap_is_jumped(impl):
 # --- invalid input ---------------------------------------------------------------
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("duplicate ids raise ValueError naming id")
+@graded(2, 1, "duplicate ids raise ValueError naming id")
 def test_duplicate_ids(impl):
     with pytest.raises(ValueError, match="id"):
         sim(impl, [("a", 0, 1, 1), ("a", 1, 1, 1)], 4, 4, 2)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("invalid request fields raise ValueError naming the field")
+@graded(2, 1, "invalid request fields raise ValueError naming the field")
 @pytest.mark.parametrize("row,field", [
     (("a", 0, 0, 1), "prompt_tokens"), (("a", 0, 2, -1), "output_tokens"), (("a", -2, 2, 1), "arrival"),
 ])
@@ -303,8 +275,7 @@ def test_invalid_request_fields(impl, row, field):
         sim(impl, [("ok", 0, 1, 1), row], 4, 4, 2)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("num_blocks, block_size or max_running < 1 raise ValueError naming the parameter")
+@graded(2, 1, "num_blocks, block_size or max_running < 1 raise ValueError naming the parameter")
 @pytest.mark.parametrize("params,field", [
     ((0, 4, 2), "num_blocks"), ((4, 0, 2), "block_size"), ((4, 4, 0), "max_running"),
     ((-1, 4, 2), "num_blocks"),
@@ -321,8 +292,7 @@ rows_strategy = st.lists(
 ).map(lambda xs: [(f"r{i}", a, p, o) for i, (a, p, o) in enumerate(xs)])
 
 
-@pytest.mark.points(5)
-@pytest.mark.edge("random traces match an independent slow oracle (every request's stats, every step record, peak) and replay through the engine's block manager")
+@graded(2, 5, "random traces match an independent slow oracle (every request's stats, every step record, peak) and replay through the engine's block manager")
 @settings(max_examples=80)
 @given(rows=rows_strategy, nb=st.integers(1, 8), bs=st.integers(1, 4), mr=st.integers(1, 4))
 @example(rows=[("r0", 0, 4, 3), ("r1", 0, 3, 4), ("r2", 1, 2, 2)], nb=3, bs=4, mr=4)
@@ -344,8 +314,7 @@ def _pressure_trace(seed):
     return [(f"r{i}", rng.randint(0, 30), rng.randint(1, 40), rng.randint(0, 25)) for i in range(60)]
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("the step records replayed through the engine's block manager: claimed blocks are the blocks held, never over the cache")
+@graded(2, 3, "the step records replayed through the engine's block manager: claimed blocks are the blocks held, never over the cache")
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_replay_through_block_manager(impl, seed):
     rows = _pressure_trace(seed)
@@ -363,18 +332,12 @@ def test_replay_through_block_manager(impl, seed):
 
 
 @pytest.mark.complexity
-@pytest.mark.points(3)
-@pytest.mark.edge("100,000 requests: within 10x of the reference's time (catches scanning every request each step)")
+@graded(2, 3, "100,000 requests: within 10x of the reference's time (catches scanning every request each step)")
 @pytest.mark.timeout(90)
 def test_complexity(impl, reference, runs):
     def caller(mod):
         requests = bulk_requests(runs, mod)
         return lambda n: mod.simulate_continuous(requests[:n], 96, 16, 32)
 
-    failure, want, got = complexity_check(
-        lambda: caller(reference()), caller(impl), 25_000, 100_000,
-        answer=lambda r: [len(r.steps), r.peak_blocks])
-    assert failure is None, f"Called simulate_continuous(100,000 requests). {failure}."
-    assert same([len(got.steps), got.peak_blocks], want), (
-        f"Called simulate_continuous(100,000 requests). Returned {len(got.steps)} steps with peak "
-        f"{got.peak_blocks}, expected {want[0]} steps with peak {want[1]}.")
+    complexity_check("simulate_continuous", lambda: caller(reference()), caller(impl), (25_000, 100_000),
+                     answer=lambda r: [len(r.steps), r.peak_blocks], what="the number of steps and the peak blocks")

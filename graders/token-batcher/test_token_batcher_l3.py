@@ -10,13 +10,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from token_batcher_replay import CLAIMS, PHYSICS, replay_schedule
-from token_batcher_support import SLO_SEEDS, build, slo_case, slo_report
+from token_batcher_replay import PHYSICS, replay_schedule
+from token_batcher_support import SLO_SEEDS, assert_clean, build, slo_report, trace_tests
 
-from kata.checks import baseline
+from kata.checks import baseline, graded
 from kata.strict import same
-
-pytestmark = pytest.mark.level(3)
 
 LEVEL = 3
 
@@ -28,10 +26,6 @@ def run(impl, rows, **config):
     return requests, cfg, schedule, replay_schedule(requests, cfg, schedule, chunked=False)
 
 
-def assert_clean(rep, where, categories=PHYSICS + CLAIMS):
-    problem = rep.first(*categories)
-    assert problem is None, f"Called {where}. The replay of the returned schedule found: {problem}."
-
 
 SMALL = dict(num_blocks=8, block_size=4, max_running=2, prefill_cost=1, decode_cost=3)
 
@@ -39,8 +33,7 @@ SMALL = dict(num_blocks=8, block_size=4, max_running=2, prefill_cost=1, decode_c
 # --- small cases -----------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's worked example: a valid schedule with the best possible goodput (2)")
+@graded(3, 2, "the prompt's worked example: a valid schedule with the best possible goodput (2)")
 def test_prompt_example(impl):
     rows = [("a", 0, 5, 2, 10), ("b", 1, 6, 1, 20), ("c", 1, 2, 3, 5), ("d", 3, 9, 1, 10),
             ("e", 4, 20, 0, 50)]
@@ -50,24 +43,21 @@ def test_prompt_example(impl):
     assert same(rep.goodput, 2), f"Called schedule_slo(prompt example). Returned a schedule with goodput {rep.goodput}, expected 2."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("empty input: no steps, no outcomes, nothing shed or rejected, goodput 0")
+@graded(3, 1, "empty input: no steps, no outcomes, nothing shed or rejected, goodput 0")
 def test_empty_input(impl):
     _, _, s, _ = run(impl, [], **SMALL)
     got = (list(s.steps), dict(s.outcomes), list(s.shed), dict(s.rejected), s.goodput)
     assert same(got, ([], {}, [], {}, 0)), f"Called schedule_slo([], ...). Returned {got}, expected ([], {{}}, [], {{}}, 0)."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("one request with a loose deadline: served, and its outcome follows the cost model")
+@graded(3, 2, "one request with a loose deadline: served, and its outcome follows the cost model")
 def test_single_request(impl):
     _, _, s, rep = run(impl, [("a", 5, 10, 4, 1000)], **SMALL)
     assert_clean(rep, "schedule_slo(one request)")
     assert same(rep.goodput, 1), f"Called schedule_slo(one request, deadline 1000). Returned goodput {rep.goodput}, expected 1."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a lone request that cannot make its deadline (decode_cost alone overruns it): shed or served late, the schedule stays valid")
+@graded(3, 1, "a lone request that cannot make its deadline (decode_cost alone overruns it): shed or served late, the schedule stays valid")
 @pytest.mark.timeout(10)
 def test_lone_request_beyond_deadline(impl):
     # its first token comes at 3 + 4 + 1 * 2 = 9 at the earliest, after 3 + 3 = 6: goodput 0
@@ -77,8 +67,7 @@ def test_lone_request_beyond_deadline(impl):
     assert same(rep.goodput, 0), f"Called schedule_slo({rows}, decode_cost 4, prefill_cost 2). Returned goodput {rep.goodput}, expected 0 (the first token cannot come before 9 > 6)."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a first token exactly at arrival + ttft_deadline meets the SLO (<=)")
+@graded(3, 2, "a first token exactly at arrival + ttft_deadline meets the SLO (<=)")
 def test_deadline_met_with_equality(impl):
     # the only way: admit at 5, first token at 5 + 3 + 10 = 18 = 5 + 13
     _, _, s, rep = run(impl, [("a", 5, 10, 4, 13)], **SMALL)
@@ -88,16 +77,14 @@ def test_deadline_met_with_equality(impl):
     assert same(got, (18, 27, 0, True)), f"Called schedule_slo(a at 5, prompt 10, deadline 13, decode_cost 3). Returned outcome {got}, expected (18, 27, 0, True)."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a deadline no step can meet (0): the request is shed or finishes late; goodput 0, schedule valid")
+@graded(3, 1, "a deadline no step can meet (0): the request is shed or finishes late; goodput 0, schedule valid")
 def test_impossible_deadline(impl):
     _, _, _, rep = run(impl, [("a", 0, 2, 2, 0)], **SMALL)
     assert_clean(rep, "schedule_slo(deadline 0)")
     assert same(rep.goodput, 0), f"Called schedule_slo(deadline 0). Returned goodput {rep.goodput}, expected 0."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("zero output tokens: first token time is when its prefill completes; it finishes in that step")
+@graded(3, 2, "zero output tokens: first token time is when its prefill completes; it finishes in that step")
 def test_zero_output_tokens(impl):
     _, _, s, rep = run(impl, [("a", 2, 6, 0, 100)], **SMALL)
     assert_clean(rep, "schedule_slo(a with 0 output tokens)")
@@ -106,8 +93,7 @@ def test_zero_output_tokens(impl):
     assert same(got, (True, True)), f"Called schedule_slo(a with 0 output tokens). Returned outcome {o}, expected first_token_time == finish_time and met_slo."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a request larger than the cache is rejected as exceeds_cache, not shed (and no endless loop)")
+@graded(3, 2, "a request larger than the cache is rejected as exceeds_cache, not shed (and no endless loop)")
 @pytest.mark.timeout(10)
 def test_too_large_is_rejected(impl):
     _, _, s, rep = run(impl, [("big", 0, 40, 1, 10**6), ("a", 0, 2, 1, 100)], **SMALL)
@@ -115,16 +101,14 @@ def test_too_large_is_rejected(impl):
     assert_clean(rep, "schedule_slo(one too-large request and a small one)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a prompt that exactly fills the cache (no output) can be served")
+@graded(3, 1, "a prompt that exactly fills the cache (no output) can be served")
 def test_prompt_exactly_fills_cache(impl):
     _, _, _, rep = run(impl, [("a", 0, 32, 0, 1000)], **SMALL)
     assert_clean(rep, "schedule_slo(prompt of exactly 32 tokens, cache 32)")
     assert same(rep.goodput, 1), f"Called schedule_slo(prompt exactly filling the cache). Returned goodput {rep.goodput}, expected 1."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a prompt whose first token exactly fills the cache (31 + 1 = 32 slots) is served, its prefill whole")
+@graded(3, 1, "a prompt whose first token exactly fills the cache (31 + 1 = 32 slots) is served, its prefill whole")
 @pytest.mark.timeout(10)
 def test_prompt_and_first_token_exactly_fill_cache(impl):
     # ceil((31 + 1) / 4) = 8 = num_blocks: not rejected, and it fits only with the cache to itself
@@ -133,8 +117,7 @@ def test_prompt_and_first_token_exactly_fill_cache(impl):
     assert same(rep.goodput, 1), f"Called schedule_slo(prompt 31 + its first token exactly filling the cache, deadline 1000). Returned goodput {rep.goodput}, expected 1."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("block_size 1, one block free: a 1-token prompt also needs a block for its first token, so it waits")
+@graded(3, 2, "block_size 1, one block free: a 1-token prompt also needs a block for its first token, so it waits")
 @pytest.mark.timeout(10)
 def test_first_token_needs_its_block(impl):
     # a: 1 + 1 = 2 tokens = 2 of the 3 blocks. b: 1 + 1 = 2 blocks, only 1 is free while a runs;
@@ -146,8 +129,7 @@ def test_first_token_needs_its_block(impl):
     assert same(rep.goodput, 2), f"Called schedule_slo({rows}, 3 blocks of 1). Returned goodput {rep.goodput}, expected 2."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("requests that cannot all fit at their peak: the schedule must preempt or wait, never exceed memory")
+@graded(3, 2, "requests that cannot all fit at their peak: the schedule must preempt or wait, never exceed memory")
 def test_memory_pressure_small(impl):
     rows = [("a", 0, 4, 12, 10**6), ("b", 0, 4, 12, 10**6), ("c", 1, 4, 12, 10**6)]
     # each ends at 16 tokens = 4 blocks; 8 blocks in all, 3 may run
@@ -156,8 +138,7 @@ def test_memory_pressure_small(impl):
     assert same(rep.goodput, 3), f"Called schedule_slo(three loose requests). Returned goodput {rep.goodput}, expected 3."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("two requests that cannot run together: serving the tight deadline first serves both (goodput 2)")
+@graded(3, 2, "two requests that cannot run together: serving the tight deadline first serves both (goodput 2)")
 def test_tight_deadline_first(impl):
     # each needs 3 of the 4 blocks; loose first would push tight's first token to 24 > 12
     rows = [("loose", 0, 10, 4, 1000), ("tight", 0, 10, 1, 12)]
@@ -167,16 +148,14 @@ def test_tight_deadline_first(impl):
     assert same(rep.goodput, 2), f"Called schedule_slo(loose (deadline 1000) listed before tight (deadline 12), room for one at a time). Returned goodput {rep.goodput}, expected 2."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("idle gap between arrivals: the schedule may wait; it stays valid and serves both")
+@graded(3, 1, "idle gap between arrivals: the schedule may wait; it stays valid and serves both")
 def test_idle_gap(impl):
     _, _, _, rep = run(impl, [("a", 0, 2, 1, 50), ("b", 10**9, 2, 1, 50)], **SMALL)
     assert_clean(rep, "schedule_slo(arrivals at 0 and 10**9)")
     assert same(rep.goodput, 2), f"Called schedule_slo(two requests far apart). Returned goodput {rep.goodput}, expected 2."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("equal arrival times, more than max_running: valid, and all are served with loose deadlines")
+@graded(3, 1, "equal arrival times, more than max_running: valid, and all are served with loose deadlines")
 def test_equal_arrivals(impl):
     rows = [(f"r{i}", 3, 2, 2, 10**6) for i in range(5)]
     _, _, _, rep = run(impl, rows, **SMALL)
@@ -187,16 +166,14 @@ def test_equal_arrivals(impl):
 # --- invalid input ---------------------------------------------------------------
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("ttft_deadline None or negative raises ValueError naming ttft_deadline")
+@graded(3, 1, "ttft_deadline None or negative raises ValueError naming ttft_deadline")
 @pytest.mark.parametrize("deadline", [None, -1])
 def test_invalid_deadline(impl, deadline):
     with pytest.raises(ValueError, match="ttft_deadline"):
         run(impl, [("ok", 0, 1, 1, 5), ("a", 0, 2, 1, deadline)], **SMALL)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("zero output tokens is valid: with an invalid ttft_deadline the ValueError names ttft_deadline, not output_tokens")
+@graded(3, 1, "zero output tokens is valid: with an invalid ttft_deadline the ValueError names ttft_deadline, not output_tokens")
 @pytest.mark.parametrize("deadline", [None, -1])
 def test_invalid_deadline_with_zero_output(impl, deadline):
     rows = [("a", 0, 2, 0, deadline)]
@@ -205,8 +182,7 @@ def test_invalid_deadline_with_zero_output(impl, deadline):
     assert "ttft_deadline" in str(info.value), f"Called schedule_slo({rows}, ...). Raised ValueError({str(info.value)!r}), expected its message to name ttft_deadline (output_tokens 0 is valid)."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("duplicate ids and invalid request fields raise ValueError naming the field")
+@graded(3, 1, "duplicate ids and invalid request fields raise ValueError naming the field")
 @pytest.mark.parametrize("rows,field", [
     ([("a", 0, 1, 1, 5), ("a", 0, 1, 1, 5)], "id"),
     ([("a", 0, 0, 1, 5)], "prompt_tokens"),
@@ -218,8 +194,7 @@ def test_invalid_requests(impl, rows, field):
         run(impl, rows, **SMALL)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("config fields below their minimum raise ValueError naming the field")
+@graded(3, 1, "config fields below their minimum raise ValueError naming the field")
 @pytest.mark.parametrize("field,value", [
     ("num_blocks", 0), ("block_size", 0), ("max_running", 0), ("prefill_cost", -1), ("decode_cost", 0),
 ])
@@ -228,8 +203,7 @@ def test_invalid_config(impl, field, value):
         run(impl, [("a", 0, 1, 1, 5)], **dict(SMALL, **{field: value}))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("prefill_cost 0 is valid: steps then cost decode_cost only")
+@graded(3, 1, "prefill_cost 0 is valid: steps then cost decode_cost only")
 def test_prefill_cost_zero(impl):
     _, _, _, rep = run(impl, [("a", 0, 9, 3, 3), ("b", 0, 5, 2, 3)], **dict(SMALL, prefill_cost=0))
     assert_clean(rep, "schedule_slo(prefill_cost 0)")
@@ -237,14 +211,6 @@ def test_prefill_cost_zero(impl):
 
 
 # --- invariants on the seeded traces (one test per rule) --------------------------
-
-
-def traces_problem(impl, runs, *categories):
-    for seed in SLO_SEEDS:
-        problem = slo_report(runs, impl, LEVEL, seed).first(*categories)
-        if problem:
-            return f"Called schedule_slo(seeded trace {seed}). The replay found: {problem}."
-    return None
 
 
 INVARIANTS = [
@@ -264,19 +230,7 @@ INVARIANTS = [
 ]
 
 
-def _invariant_test(category, points, edge):
-    @pytest.mark.points(points)
-    @pytest.mark.edge(edge + " (seeded traces)")
-    def test(impl, runs):
-        problem = traces_problem(impl, runs, category)
-        assert problem is None, problem
-
-    test.__name__ = f"test_traces_{category}"
-    return test
-
-
-for _category, _points, _edge in INVARIANTS:
-    globals()[f"test_traces_{_category}"] = _invariant_test(_category, _points, _edge)
+globals().update(trace_tests(3, INVARIANTS))
 
 
 # --- generated small cases: every rule at once -------------------------------------
@@ -288,8 +242,7 @@ case_strategy = st.tuples(
 )
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("random small traces (tiny caches, zero costs, zero outputs): the replay finds no broken rule and every claim matches")
+@graded(3, 3, "random small traces (tiny caches, zero costs, zero outputs): the replay finds no broken rule and every claim matches")
 @settings(max_examples=40)
 @given(case=case_strategy)
 @example(case=([(0, 4, 3, 40), (0, 3, 4, 40), (1, 2, 2, 5)], 3, 4, 4, 1, 1))
@@ -318,8 +271,7 @@ def goodput_ratio(impl, reference, runs):
 
 
 def _goodput_test(threshold, points):
-    @pytest.mark.points(points)
-    @pytest.mark.edge(f"goodput on seeded overload traces >= {threshold}% of the reference policy's")
+    @graded(3, points, f"goodput on seeded overload traces >= {threshold}% of the reference policy's")
     def test(impl, reference, runs):
         ratio, detail = goodput_ratio(impl, reference, runs)
         assert ratio is not None and ratio * 100 >= threshold, (

@@ -12,13 +12,11 @@ import math
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from token_batcher_replay import CLAIMS, PHYSICS, nearest_rank, replay_schedule
-from token_batcher_support import CHUNKED_SEEDS, build, slo_case, slo_report
+from token_batcher_replay import PHYSICS, nearest_rank, replay_schedule
+from token_batcher_support import CHUNKED_SEEDS, assert_clean, build, slo_case, slo_report, trace_tests
 
-from kata.checks import baseline
+from kata.checks import baseline, graded
 from kata.strict import same
-
-pytestmark = pytest.mark.level(4)
 
 LEVEL = 4
 SMALL = dict(num_blocks=8, block_size=4, max_running=3, prefill_cost=1, decode_cost=2,
@@ -31,10 +29,6 @@ def run(impl, rows, **config):
     schedule = impl.schedule_chunked(requests, cfg)
     return requests, cfg, schedule, replay_schedule(requests, cfg, schedule, chunked=True)
 
-
-def assert_clean(rep, where, categories=PHYSICS + CLAIMS):
-    problem = rep.first(*categories)
-    assert problem is None, f"Called {where}. The replay of the returned schedule found: {problem}."
 
 
 # --- tpot_percentiles on given schedules ------------------------------------------
@@ -62,9 +56,8 @@ def close_stats(got, want):
         for g, w in zip(got[1:], want[1:]))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("tpot_percentiles checks requests first, then outcomes: an unknown id names outcomes, "
-                  "finish before first token names finish_time")
+@graded(4, 2, "tpot_percentiles checks requests first, then outcomes: an unknown id names outcomes, "
+              "finish before first token names finish_time")
 def test_tpot_percentiles_validates_its_input(impl):
     good = [("a", 0, 3, 4, 10)]
     cases = [
@@ -90,32 +83,28 @@ def test_tpot_percentiles_validates_its_input(impl):
     assert close_stats(got, (1, 7.0, 7.0, 7.0)), f"Called tpot_percentiles with ttft_deadline None. Returned {got}, expected (1, 7.0, 7.0, 7.0)."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("tpot_percentiles on the prompt's example")
+@graded(4, 2, "tpot_percentiles on the prompt's example")
 def test_tpot_prompt_example(impl):
     rows = [("a", 0, 3, 4, 10), ("b", 1, 14, 2, 30), ("c", 2, 2, 2, 12)]
     got = as_tuple(tpot(impl, rows, {"a": (5, 27), "b": (27, 29), "c": (14, 22)}))
     assert close_stats(got, (3, 22 / 3, 8.0, 8.0)), f"Called tpot_percentiles(prompt example). Returned {got}, expected (3, 7.333.., 8.0, 8.0)."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("no request with 2+ output tokens: count 0 and every percentile None")
+@graded(4, 1, "no request with 2+ output tokens: count 0 and every percentile None")
 def test_tpot_no_values(impl):
     rows = [("a", 0, 3, 1, 10), ("b", 0, 3, 0, 10)]
     got = as_tuple(tpot(impl, rows, {"a": (5, 5), "b": (7, 7)}))
     assert same(got, (0, None, None, None)), f"Called tpot_percentiles(outputs of 1 and 0 tokens). Returned {got}, expected (0, None, None, None)."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("requests with fewer than 2 output tokens and requests without an outcome (shed) have no TPOT")
+@graded(4, 1, "requests with fewer than 2 output tokens and requests without an outcome (shed) have no TPOT")
 def test_tpot_skips_short_and_shed(impl):
     rows = [("one", 0, 3, 1, 10), ("two", 0, 3, 2, 10), ("shed", 0, 3, 5, 10)]
     got = as_tuple(tpot(impl, rows, {"one": (4, 4), "two": (4, 10)}))
     assert close_stats(got, (1, 6.0, 6.0, 6.0)), f"Called tpot_percentiles(one finished 2-token request). Returned {got}, expected (1, 6.0, 6.0, 6.0)."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("nearest rank with 10 values: p50 is the 5th value (no interpolation), p90 the 9th (not the 10th)")
+@graded(4, 2, "nearest rank with 10 values: p50 is the 5th value (no interpolation), p90 the 9th (not the 10th)")
 def test_tpot_rank_exact_multiples(impl):
     rows = [(f"r{i}", 0, 1, 2, 10) for i in range(10)]
     outcomes = {f"r{i}": (0, i + 1) for i in range(10)}  # TPOTs 1..10
@@ -123,8 +112,7 @@ def test_tpot_rank_exact_multiples(impl):
     assert close_stats(got, (10, 5.0, 9.0, 10.0)), f"Called tpot_percentiles(TPOTs 1..10). Returned {got}, expected (10, 5.0, 9.0, 10.0)."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("nearest rank with 100 and 101 values: p99 is the 99th, then the 100th value")
+@graded(4, 1, "nearest rank with 100 and 101 values: p99 is the 99th, then the 100th value")
 def test_tpot_p99_ranks(impl):
     for n, want in ((100, 99.0), (101, 100.0)):
         rows = [(f"r{i}", 0, 1, 2, 10) for i in range(n)]
@@ -133,16 +121,14 @@ def test_tpot_p99_ranks(impl):
         assert got is not None and math.isclose(got, want), f"Called tpot_percentiles(TPOTs 1..{n}). Returned p99 {got}, expected {want}."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("TPOT is a true division (a float), over output_tokens - 1")
+@graded(4, 1, "TPOT is a true division (a float), over output_tokens - 1")
 def test_tpot_true_division(impl):
     rows = [("a", 0, 1, 4, 10)]
     got = tpot(impl, rows, {"a": (3, 13)}).p50
     assert got is not None and math.isclose(got, 10 / 3), f"Called tpot_percentiles(first token 3, finish 13, 4 outputs). Returned p50 {got}, expected 3.333.."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("random outcomes: percentiles match an independent nearest-rank oracle")
+@graded(4, 2, "random outcomes: percentiles match an independent nearest-rank oracle")
 @settings(max_examples=40)
 @given(data=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 50), st.integers(0, 50)), max_size=25))
 @example(data=[(2, 0, 9)] * 10)
@@ -158,8 +144,7 @@ def test_tpot_matches_oracle(impl, data):
 # --- small schedules -------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's worked example: a valid chunked schedule with goodput 3")
+@graded(4, 2, "the prompt's worked example: a valid chunked schedule with goodput 3")
 def test_prompt_example(impl):
     rows = [("a", 0, 3, 4, 10), ("b", 1, 14, 2, 30), ("c", 2, 2, 2, 12)]
     _, _, _, rep = run(impl, rows, **SMALL)
@@ -167,24 +152,21 @@ def test_prompt_example(impl):
     assert same(rep.goodput, 3), f"Called schedule_chunked(prompt example). Returned goodput {rep.goodput}, expected 3."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("empty input: no steps, no outcomes, goodput 0")
+@graded(4, 1, "empty input: no steps, no outcomes, goodput 0")
 def test_empty_input(impl):
     _, _, s, _ = run(impl, [], **SMALL)
     got = (list(s.steps), dict(s.outcomes), list(s.shed), dict(s.rejected), s.goodput)
     assert same(got, ([], {}, [], {}, 0)), f"Called schedule_chunked([], ...). Returned {got}, expected ([], {{}}, [], {{}}, 0)."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a prompt far longer than the token budget is prefilled in chunks and served")
+@graded(4, 2, "a prompt far longer than the token budget is prefilled in chunks and served")
 def test_long_prompt_is_chunked(impl):
     _, _, s, rep = run(impl, [("long", 0, 30, 2, 1000)], **SMALL)
     assert_clean(rep, "schedule_chunked(prompt of 30 tokens, token_budget 8)")
     assert rep.goodput == 1 and len(s.steps) >= 5, f"Called schedule_chunked(prompt 30, budget 8). Returned {len(s.steps)} steps, goodput {rep.goodput}; expected >= 5 steps (4 chunks, then a decode) and goodput 1."
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("decodes keep running while a long prompt is prefilled: each decode takes one token of the budget")
+@graded(4, 2, "decodes keep running while a long prompt is prefilled: each decode takes one token of the budget")
 def test_decodes_share_the_budget(impl):
     rows = [("a", 0, 2, 6, 100), ("b", 0, 2, 6, 100), ("long", 1, 24, 1, 1000)]
     _, _, _, rep = run(impl, rows, **dict(SMALL, num_blocks=16))
@@ -192,8 +174,7 @@ def test_decodes_share_the_budget(impl):
     assert same(rep.goodput, 3), f"Called schedule_chunked(two decoders and a long prompt). Returned goodput {rep.goodput}, expected 3."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("token_budget exactly max_running is valid")
+@graded(4, 1, "token_budget exactly max_running is valid")
 def test_budget_equal_to_max_running(impl):
     rows = [("a", 0, 5, 2, 1000), ("b", 0, 3, 3, 1000)]
     _, _, _, rep = run(impl, rows, **dict(SMALL, token_budget=3))
@@ -201,8 +182,7 @@ def test_budget_equal_to_max_running(impl):
     assert same(rep.goodput, 2), f"Called schedule_chunked(token_budget == max_running). Returned goodput {rep.goodput}, expected 2."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("zero output tokens: the prefill completes, the request finishes in that step")
+@graded(4, 1, "zero output tokens: the prefill completes, the request finishes in that step")
 def test_zero_output_tokens(impl):
     _, _, s, rep = run(impl, [("a", 0, 12, 0, 1000)], **SMALL)
     assert_clean(rep, "schedule_chunked(prompt 12, no output, budget 8)")
@@ -210,8 +190,7 @@ def test_zero_output_tokens(impl):
     assert o is not None and o.first_token_time == o.finish_time, f"Called schedule_chunked(0 output tokens). Returned outcome {o}, expected first_token_time == finish_time."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a request larger than the cache is rejected as exceeds_cache (no endless loop)")
+@graded(4, 1, "a request larger than the cache is rejected as exceeds_cache (no endless loop)")
 @pytest.mark.timeout(10)
 def test_too_large_is_rejected(impl):
     _, _, s, rep = run(impl, [("big", 0, 30, 3, 10**6), ("a", 0, 2, 1, 100)], **SMALL)
@@ -249,8 +228,7 @@ LATE_PREFILL_CASES = [
 ]
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a prefill that cannot (or can no longer) make its deadline: the schedule stays valid, nothing shed is left running")
+@graded(4, 2, "a prefill that cannot (or can no longer) make its deadline: the schedule stays valid, nothing shed is left running")
 @pytest.mark.timeout(10)
 @pytest.mark.parametrize("rows,config", LATE_PREFILL_CASES)
 def test_late_prefill_schedule_stays_valid(impl, rows, config):
@@ -258,16 +236,14 @@ def test_late_prefill_schedule_stays_valid(impl, rows, config):
     assert_clean(rep, f"schedule_chunked({rows}, EngineConfig(**{config}))")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("token_budget None or below max_running raises ValueError naming token_budget")
+@graded(4, 1, "token_budget None or below max_running raises ValueError naming token_budget")
 @pytest.mark.parametrize("budget", [None, 2, 0])
 def test_invalid_token_budget(impl, budget):
     with pytest.raises(ValueError, match="token_budget"):
         run(impl, [("a", 0, 1, 1, 5)], **dict(SMALL, token_budget=budget))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("ttft_deadline None raises ValueError naming ttft_deadline; other config fields are checked too")
+@graded(4, 1, "ttft_deadline None raises ValueError naming ttft_deadline; other config fields are checked too")
 def test_invalid_deadline_and_config(impl):
     with pytest.raises(ValueError, match="ttft_deadline"):
         run(impl, [("a", 0, 1, 1, None)], **SMALL)
@@ -276,14 +252,6 @@ def test_invalid_deadline_and_config(impl):
 
 
 # --- invariants on the seeded traces -----------------------------------------------
-
-
-def traces_problem(impl, runs, *categories):
-    for seed in CHUNKED_SEEDS:
-        problem = slo_report(runs, impl, LEVEL, seed).first(*categories)
-        if problem:
-            return f"Called schedule_chunked(seeded trace {seed}). The replay found: {problem}."
-    return None
 
 
 INVARIANTS = [
@@ -304,23 +272,10 @@ INVARIANTS = [
 ]
 
 
-def _invariant_test(category, points, edge):
-    @pytest.mark.points(points)
-    @pytest.mark.edge(edge + " (seeded traces)")
-    def test(impl, runs):
-        problem = traces_problem(impl, runs, category)
-        assert problem is None, problem
-
-    test.__name__ = f"test_traces_{category}"
-    return test
+globals().update(trace_tests(4, INVARIANTS))
 
 
-for _category, _points, _edge in INVARIANTS:
-    globals()[f"test_traces_{_category}"] = _invariant_test(_category, _points, _edge)
-
-
-@pytest.mark.points(1)
-@pytest.mark.edge("tpot_percentiles of its own schedule agree with the replay's TPOTs (seeded traces)")
+@graded(4, 1, "tpot_percentiles of its own schedule agree with the replay's TPOTs (seeded traces)")
 def test_traces_tpot_of_own_schedule(impl, runs):
     for seed in CHUNKED_SEEDS:
         requests, _, schedule = slo_case(runs, impl, LEVEL, seed)
@@ -342,8 +297,7 @@ case_strategy = st.tuples(
 )
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("random small traces (tiny budgets and caches): the replay finds no broken rule and every claim matches")
+@graded(4, 3, "random small traces (tiny budgets and caches): the replay finds no broken rule and every claim matches")
 @settings(max_examples=40)
 @given(case=case_strategy)
 @example(case=([(0, 3, 4, 10), (1, 14, 2, 30), (2, 2, 2, 12)], 8, 4, 3, 1, 2, 5))
@@ -374,8 +328,7 @@ def totals(mod, runs):
 
 
 def _goodput_test(threshold, points):
-    @pytest.mark.points(points)
-    @pytest.mark.edge(f"goodput on seeded traces with long prompts >= {threshold}% of the reference policy's")
+    @graded(4, points, f"goodput on seeded traces with long prompts >= {threshold}% of the reference policy's")
     def test(impl, reference, runs):
         ok, problem, ours, _ = totals(impl, runs)
         theirs, _ = baseline("goodput and P99 TPOT", lambda: totals(reference(), runs)[2:])
@@ -389,8 +342,7 @@ def _goodput_test(threshold, points):
 
 
 def _tpot_test(threshold, points):
-    @pytest.mark.points(points)
-    @pytest.mark.edge(f"P99 TPOT summed over seeded traces <= {threshold}% of the reference's (with goodput >= 75% of its)")
+    @graded(4, points, f"P99 TPOT summed over seeded traces <= {threshold}% of the reference's (with goodput >= 75% of its)")
     def test(impl, reference, runs):
         ok, problem, goodput, ours = totals(impl, runs)
         ref_goodput, theirs = baseline("goodput and P99 TPOT", lambda: totals(reference(), runs)[2:])

@@ -5,13 +5,14 @@ PROMPT.md: every field and parameter in the invalid-input table must be an int a
 (True, 2.0, "2" and None break its rule too; a ttft_deadline of None is valid at levels 1-2);
 functions never modify their arguments; all sizes are ints, so a block count is an exact ceiling.
 A Request or EngineConfig may reject a bad value when it is constructed, so each is built inside
-the `pytest.raises` block.
+the call that kata.checks.check_raises makes.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from kata.checks import check_raises, graded
 from kata.strict import same
 
 BAD = (True, 2.0, "2", None)
@@ -31,27 +32,13 @@ def _requests(impl, rows):
     return [impl.Request(**row) for row in rows]
 
 
-def _expect_error(call, field, shown):
-    """call() must raise ValueError whose message names `field`."""
-    __tracebackhide__ = True
-    try:
-        result = call()
-    except ValueError as exc:
-        assert field in str(exc), f"Called {shown}. Raised ValueError({str(exc)!r}), expected its message to name {field}."
-        return
-    except Exception as exc:  # noqa: BLE001 - any other type is the learner's mistake to see
-        pytest.fail(f"Called {shown}. Raised {type(exc).__name__}({exc}), expected ValueError naming {field}.",
-                    pytrace=False)
-    pytest.fail(f"Called {shown}. Returned {result!r}, expected ValueError naming {field}.", pytrace=False)
-
-
 def _field_errors(impl, call, name, fields):
     """For each field and bad value: a request list whose second request has that value."""
     for field in fields:
         for bad in BAD:
             rows = _rows(field, bad)
-            _expect_error(lambda: call(_requests(impl, rows)), field,
-                          f"{name}(requests with {field}={bad!r} in request 'x', ...)")
+            check_raises(lambda: call(_requests(impl, rows)), field,
+                         f"{name}(requests with {field}={bad!r} in request 'x', ...)", anywhere=True)
 
 
 def _unchanged(impl, call, name, deadline=5):
@@ -69,28 +56,22 @@ def _unchanged(impl, call, name, deadline=5):
 # --- level 1 ------------------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("plan_batches: arrival, prompt_tokens, output_tokens of True, 2.0, '2' or None raise ValueError naming the field")
+@graded(1, 1, "plan_batches: arrival, prompt_tokens, output_tokens of True, 2.0, '2' or None raise ValueError naming the field")
 def test_l1_request_field_types(impl):
     _field_errors(impl, lambda reqs: impl.plan_batches(reqs, 4, 100, 2), "plan_batches", FIELDS)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("plan_batches: max_batch_size, max_batch_tokens, window of True, 2.0, '2' or None raise ValueError naming it")
+@graded(1, 1, "plan_batches: max_batch_size, max_batch_tokens, window of True, 2.0, '2' or None raise ValueError naming it")
 @pytest.mark.parametrize("index,name", [(0, "max_batch_size"), (1, "max_batch_tokens"), (2, "window")])
 def test_l1_parameter_types(impl, index, name):
     for bad in BAD:
         params = [4, 100, 2]
         params[index] = bad
-        _expect_error(lambda: impl.plan_batches(_requests(impl, _rows()), *params), name,
-                      f"plan_batches(requests, {', '.join(map(repr, params))})")
+        check_raises(lambda: impl.plan_batches(_requests(impl, _rows()), *params), name,
+                     f"plan_batches(requests, {', '.join(map(repr, params))})", anywhere=True)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("plan_batches leaves the caller's request list in its order")
+@graded(1, 1, "plan_batches leaves the caller's request list in its order")
 def test_l1_arguments_unchanged(impl):
     _unchanged(impl, lambda reqs: impl.plan_batches(reqs, 2, 100, 1), "plan_batches")
 
@@ -98,35 +79,27 @@ def test_l1_arguments_unchanged(impl):
 # --- level 2 ------------------------------------------------------------------------
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("simulate_continuous: request fields of True, 2.0, '2' or None raise ValueError naming the field")
+@graded(2, 1, "simulate_continuous: request fields of True, 2.0, '2' or None raise ValueError naming the field")
 def test_l2_request_field_types(impl):
     _field_errors(impl, lambda reqs: impl.simulate_continuous(reqs, 8, 4, 2), "simulate_continuous", FIELDS)
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("simulate_continuous: num_blocks, block_size, max_running of True, 2.0, '2' or None raise ValueError naming it")
+@graded(2, 1, "simulate_continuous: num_blocks, block_size, max_running of True, 2.0, '2' or None raise ValueError naming it")
 @pytest.mark.parametrize("index,name", [(0, "num_blocks"), (1, "block_size"), (2, "max_running")])
 def test_l2_parameter_types(impl, index, name):
     for bad in BAD:
         params = [8, 4, 2]
         params[index] = bad
-        _expect_error(lambda: impl.simulate_continuous(_requests(impl, _rows()), *params), name,
-                      f"simulate_continuous(requests, {', '.join(map(repr, params))})")
+        check_raises(lambda: impl.simulate_continuous(_requests(impl, _rows()), *params), name,
+                     f"simulate_continuous(requests, {', '.join(map(repr, params))})", anywhere=True)
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("simulate_continuous leaves the caller's request list in its order")
+@graded(2, 1, "simulate_continuous leaves the caller's request list in its order")
 def test_l2_arguments_unchanged(impl):
     _unchanged(impl, lambda reqs: impl.simulate_continuous(reqs, 4, 2, 2), "simulate_continuous")
 
 
-@pytest.mark.level(2)
-@pytest.mark.points(1)
-@pytest.mark.edge("block counts are exact ceilings past 2**53: a prompt of 2**53 + 1 tokens needs 2**52 + 1 blocks of 2")
+@graded(2, 1, "block counts are exact ceilings past 2**53: a prompt of 2**53 + 1 tokens needs 2**52 + 1 blocks of 2")
 def test_l2_blocks_exact_beyond_2_53(impl):
     n = 2**53 + 1  # float(n) == 2**53: a float ceiling counts one block too few
     got = impl.simulate_continuous([impl.Request("a", 0, n, 0)], 2**52, 2, 1).rejected
@@ -143,33 +116,25 @@ def _slo(impl, requests, **config):
     return impl.schedule_slo(requests, impl.EngineConfig(**dict(SMALL, **config)))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("schedule_slo: request fields and ttft_deadline of True, 2.0, '2' (or None) raise ValueError naming the field")
+@graded(3, 1, "schedule_slo: request fields and ttft_deadline of True, 2.0, '2' (or None) raise ValueError naming the field")
 def test_l3_request_field_types(impl):
     _field_errors(impl, lambda reqs: _slo(impl, reqs), "schedule_slo", FIELDS + ("ttft_deadline",))
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("schedule_slo: every EngineConfig field of True, 2.0, '2' or None raises ValueError naming it")
+@graded(3, 1, "schedule_slo: every EngineConfig field of True, 2.0, '2' or None raises ValueError naming it")
 @pytest.mark.parametrize("name", list(SMALL))
 def test_l3_config_types(impl, name):
     for bad in BAD:
-        _expect_error(lambda: _slo(impl, _requests(impl, _rows()), **{name: bad}), name,
-                      f"schedule_slo(requests, EngineConfig({name}={bad!r}, ...))")
+        check_raises(lambda: _slo(impl, _requests(impl, _rows()), **{name: bad}), name,
+                     f"schedule_slo(requests, EngineConfig({name}={bad!r}, ...))", anywhere=True)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("schedule_slo leaves the caller's request list in its order")
+@graded(3, 1, "schedule_slo leaves the caller's request list in its order")
 def test_l3_arguments_unchanged(impl):
     _unchanged(impl, lambda reqs: _slo(impl, reqs), "schedule_slo", deadline=50)
 
 
-@pytest.mark.level(3)
-@pytest.mark.points(1)
-@pytest.mark.edge("schedule_slo rejects a prompt of 2**53 + 1 tokens on 2**52 blocks of 2 (an exact ceiling)")
+@graded(3, 1, "schedule_slo rejects a prompt of 2**53 + 1 tokens on 2**52 blocks of 2 (an exact ceiling)")
 def test_l3_blocks_exact_beyond_2_53(impl):
     n = 2**53 + 1
     got = _slo(impl, [impl.Request("a", 0, n, 0, 5)], num_blocks=2**52, block_size=2, prefill_cost=0).rejected
@@ -183,27 +148,22 @@ def _chunked(impl, requests, **config):
     return impl.schedule_chunked(requests, impl.EngineConfig(**{**SMALL, "token_budget": 8, **config}))
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("schedule_chunked and tpot_percentiles: request fields of True, 2.0, '2' or None raise ValueError naming the field")
+@graded(4, 1, "schedule_chunked and tpot_percentiles: request fields of True, 2.0, '2' or None raise ValueError naming the field")
 def test_l4_request_field_types(impl):
     _field_errors(impl, lambda reqs: _chunked(impl, reqs), "schedule_chunked", FIELDS + ("ttft_deadline",))
     _field_errors(impl, lambda reqs: impl.tpot_percentiles(reqs, impl.Schedule()), "tpot_percentiles", FIELDS)
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("schedule_chunked: a token_budget of True, 2.0, '2' or None raises ValueError naming token_budget")
+@graded(4, 1, "schedule_chunked: a token_budget of True, 2.0, '2' or None raises ValueError naming token_budget")
 def test_l4_token_budget_types(impl):
     for bad in BAD:
         # max_running 1: True == 1 passes a `>= max_running` check that forgets the type
-        _expect_error(lambda: _chunked(impl, _requests(impl, _rows()), max_running=1, token_budget=bad),
-                      "token_budget", f"schedule_chunked(requests, EngineConfig(token_budget={bad!r}, max_running=1, ...))")
+        check_raises(lambda: _chunked(impl, _requests(impl, _rows()), max_running=1, token_budget=bad), "token_budget",
+                     f"schedule_chunked(requests, EngineConfig(token_budget={bad!r}, max_running=1, ...))",
+                     anywhere=True)
 
 
-@pytest.mark.level(4)
-@pytest.mark.points(1)
-@pytest.mark.edge("schedule_chunked and tpot_percentiles leave the caller's request list in its order")
+@graded(4, 1, "schedule_chunked and tpot_percentiles leave the caller's request list in its order")
 def test_l4_arguments_unchanged(impl):
     _unchanged(impl, lambda reqs: _chunked(impl, reqs), "schedule_chunked", deadline=50)
     _unchanged(impl, lambda reqs: impl.tpot_percentiles(reqs, impl.Schedule()), "tpot_percentiles")

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import gc
-import time
-
-from kata.checks import baseline
+from kata.checks import check_speed, graded
 
 
 def build(mod, rows):
@@ -41,40 +38,18 @@ def bulk_requests(runs, mod, n=100_000):
     return cached(runs, mod, ("bulk", n), make)
 
 
-def timed(fn, *args):
-    """(CPU seconds, result) of fn(*args), measured with the garbage collector paused: a collection
-    pass over 100k live objects would otherwise land in one run and not the other."""
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.process_time()
-        result = fn(*args)
-        return time.process_time() - start, result
-    finally:
-        gc.enable()
-
-
-def complexity_check(make_ref, call_impl, small, large, answer, factor=10.0, slack=0.05):
-    """Time reference and implementation on a small input, then (if that is in line) on a large
-    one. Returns (failure message or None, `answer` of the reference's result, the
-    implementation's result) of the last size run. Passes when the implementation takes
-    <= factor * reference + slack CPU seconds.
-
-    make_ref() loads the reference and builds its input (untimed; through kata.checks.baseline, so
-    only where the reference runs) and returns call_ref; call_ref(n) / call_impl(n) run on the
-    input of size n and return their result. The small run keeps a quadratic implementation from
-    spending minutes on the large input.
-    """
-    for n in (small, large):
-        def measure():
-            t_ref, ref_result = timed(make_ref(), n)
-            return {"time": t_ref, "answer": answer(ref_result)}
-        ref = baseline(f"the reference on {n} requests", measure)
-        t_impl, impl_result = timed(call_impl, n)
-        if t_impl > factor * ref["time"] + slack:
-            return (f"on {n:,} requests it took {t_impl:.3f} s; the reference took {ref['time']:.3f} s "
-                    f"(limit {factor:g}x + {slack:g} s)"), ref["answer"], impl_result
-    return None, ref["answer"], impl_result
+def complexity_check(call, make_ref, call_impl, sizes, answer, what):
+    """kata.checks.check_speed on each size in turn, the small one first (it keeps a quadratic
+    implementation from spending minutes on the large input), with the garbage collector paused (a
+    collection pass over 100k live objects would otherwise land in one run and not the other).
+    make_ref() loads the reference and builds its input (untimed, and only where the reference
+    runs) and returns call_ref; call_ref(n) / call_impl(n) run on the input of size n. Returns the
+    implementation's result on the last size."""
+    __tracebackhide__ = True
+    for n in sizes:
+        got = check_speed(f"{call}({n:,} requests)", lambda n=n: call_impl(n), lambda call_ref, n=n: call_ref(n),
+                          what, ref_setup=make_ref, answer=answer, floor=0.0, slack=0.05, pause_gc=True)
+    return got
 
 
 # --- levels 3 and 4: seeded traces, run once per implementation ----------------------
@@ -111,3 +86,30 @@ def slo_report(runs, mod, level, seed):
         return replay_schedule(requests, config, schedule, chunked=level == 4)
 
     return cached(runs, mod, ("report", level, seed), run)
+
+
+def assert_clean(rep, where, categories=None):
+    """The replay `rep` of a schedule found no broken rule among `categories` (default: every rule
+    and every claim)."""
+    __tracebackhide__ = True
+    from token_batcher_replay import CLAIMS, PHYSICS
+
+    problem = rep.first(*(categories or PHYSICS + CLAIMS))
+    assert problem is None, f"Called {where}. The replay of the returned schedule found: {problem}."
+
+
+def trace_tests(level, invariants) -> dict:
+    """One test per rule the replay checks on the level's seeded traces, test_traces_<rule>, for the
+    test module's globals(): invariants are (rule, points, edge)."""
+    seeds, name = (SLO_SEEDS, "schedule_slo") if level == 3 else (CHUNKED_SEEDS, "schedule_chunked")
+
+    def make(category, points, edge):
+        @graded(level, points, edge + " (seeded traces)")
+        def test(impl, runs):
+            for seed in seeds:
+                problem = slo_report(runs, impl, level, seed).first(category)
+                assert problem is None, f"Called {name}(seeded trace {seed}). The replay found: {problem}."
+        test.__name__ = test.__qualname__ = f"test_traces_{category}"
+        return test
+
+    return {f"test_traces_{category}": make(category, points, edge) for category, points, edge in invariants}

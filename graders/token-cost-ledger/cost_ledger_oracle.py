@@ -10,13 +10,8 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from pathlib import Path
 
-import pytest
-
-from kata import checks
-from kata.checks import check, load_reference  # noqa: F401 - check: the suite imports it from here
-from kata.strict import same
+from kata.checks import check, reference_at  # noqa: F401 - check: the suite imports it from here
 
 
 def oracle_cost(u, p) -> int:
@@ -58,7 +53,6 @@ class OracleLedger:
         return Fraction(sum(u.cached_tokens for u, _ in self.log if u.model == model), total) if total else None
 
 
-
 def check_rate(got, expected, call: str) -> None:
     """A Fraction equal to `expected`, or None when expected is None."""
     __tracebackhide__ = True
@@ -66,34 +60,10 @@ def check_rate(got, expected, call: str) -> None:
     assert ok, f"Called {call}. Returned {got!r} ({type(got).__name__}), expected {expected!r}."
 
 
-def expect_value_error(fn, word: str, call: str) -> None:
-    """fn() raises ValueError whose message contains `word`."""
-    __tracebackhide__ = True
-    try:
-        got = fn()
-    except ValueError as exc:
-        assert word in str(exc), f"Called {call}. Raised ValueError({str(exc)!r}), expected it to name {word!r}."
-        return
-    except Exception as exc:  # noqa: BLE001
-        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected ValueError naming {word!r}.",
-                    pytrace=False)
-    pytest.fail(f"Called {call}. Returned {got!r}, expected ValueError naming {word!r}.", pytrace=False)
-
-
 # --- the reference, for side-by-side timing -------------------------------------
 
-SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "token-cost-ledger.py"
 # what a solution too slow for the timing test most likely does
 SLOW_HINT = "are totals re-added from the history on every call?"
 
 
-def reference():
-    """The reference solution, imported under its own module name (not the learner's)."""
-    return load_reference(SOLUTION, "cost_ledger_reference")
-
-
-def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5, **how):
-    """kata.checks.compare_speed with this kata's hint: (the implementation's result, the
-    reference's answer); `how`: its answer= and ref_setup=."""
-    __tracebackhide__ = True
-    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor, hint=SLOW_HINT, **how)
+reference = reference_at(__file__, "solutions/token-cost-ledger.py")  # call only inside a baseline measure

@@ -8,13 +8,8 @@ for small inputs.
 
 from __future__ import annotations
 
-from pathlib import Path
 
-import pytest
-
-from kata import checks
-from kata.checks import check, load_reference  # noqa: F401 - check: the suite imports it from here
-from kata.strict import same
+from kata.checks import check, reference_at  # noqa: F401 - check: the suite imports it from here
 
 
 class Model:
@@ -76,37 +71,10 @@ class Model:
         return {"next": self.next, "buffered": len(self.buffer), **self.counts}
 
 
-
-def expect_raise(fn, kind, word, call: str) -> None:
-    """fn() raises `kind`; for a ValueError its message contains `word`."""
-    __tracebackhide__ = True
-    try:
-        got = fn()
-    except kind as exc:
-        if word is not None:
-            assert word in str(exc), f"Called {call}. Raised {kind.__name__}({str(exc)!r}), expected it to name {word!r}."
-        return
-    except Exception as exc:  # noqa: BLE001
-        pytest.fail(f"Called {call}. Raised {type(exc).__name__}({exc}), expected {kind.__name__}"
-                    + (f" naming {word!r}." if word else "."), pytrace=False)
-    pytest.fail(f"Called {call}. Returned {got!r}, expected {kind.__name__}" + (f" naming {word!r}." if word else "."),
-                pytrace=False)
-
-
 # --- the reference, for side-by-side timing -------------------------------------
 
-SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "token-reorder-buffer.py"
 # what a solution too slow for the timing test most likely does
 SLOW_HINT = "is the buffer scanned for its smallest seq or its oldest token on every call?"
 
 
-def reference():
-    """The reference solution, imported under its own module name (not the learner's)."""
-    return load_reference(SOLUTION, "reorder_buffer_reference")
-
-
-def compare_speed(call: str, impl_fn, ref_fn, factor: float = 10.0, floor: float = 0.5, **how):
-    """kata.checks.compare_speed with this kata's hint: (the implementation's result, the
-    reference's answer); `how`: its answer= and ref_setup=."""
-    __tracebackhide__ = True
-    return checks.compare_speed(call, impl_fn, ref_fn, factor, floor, hint=SLOW_HINT, **how)
+reference = reference_at(__file__, "solutions/token-reorder-buffer.py")  # call only inside a baseline measure

@@ -1,7 +1,9 @@
 """Hidden suite, level 1: placing, releasing, capacity and timeout skips, close, invalid input."""
 
 import pytest
-from reorder_buffer_oracle import check, expect_raise
+from reorder_buffer_oracle import check
+
+from kata.checks import check_raises, graded
 
 BAD_INTS = [True, 1.0, "1", None]
 
@@ -20,16 +22,12 @@ def _feed(b, calls):
 # --- constructor and stats -------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a new buffer's stats are all zero, with exactly the six keys")
+@graded(1, 2, "a new buffer's stats are all zero, with exactly the six keys")
 def test_new_stats(impl):
     check(impl.ReorderBuffer(2, 3).stats(), _stats(), "ReorderBuffer(2, 3).stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("stats returns a new dict each call: changing it changes nothing")
+@graded(1, 1, "stats returns a new dict each call: changing it changes nothing")
 def test_stats_copy(impl):
     b = impl.ReorderBuffer(2, 3)
     b.stats()["next"] = 99
@@ -37,53 +35,41 @@ def test_stats_copy(impl):
     check(b.stats(), _stats(), "stats() after the caller changed earlier results")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("capacity below 1 or not an int raises ValueError naming capacity")
+@graded(1, 1, "capacity below 1 or not an int raises ValueError naming capacity")
 @pytest.mark.parametrize("bad", [0, -1, *BAD_INTS])
 def test_bad_capacity(impl, bad):
-    expect_raise(lambda: impl.ReorderBuffer(bad, 3), ValueError, "capacity", f"ReorderBuffer({bad!r}, 3)")
+    check_raises(lambda: impl.ReorderBuffer(bad, 3), "capacity", f"ReorderBuffer({bad!r}, 3)", anywhere=True)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("max_wait below 0 or not an int raises ValueError naming max_wait")
+@graded(1, 1, "max_wait below 0 or not an int raises ValueError naming max_wait")
 @pytest.mark.parametrize("bad", [-1, *BAD_INTS])
 def test_bad_max_wait(impl, bad):
-    expect_raise(lambda: impl.ReorderBuffer(3, bad), ValueError, "max_wait", f"ReorderBuffer(3, {bad!r})")
+    check_raises(lambda: impl.ReorderBuffer(3, bad), "max_wait", f"ReorderBuffer(3, {bad!r})", anywhere=True)
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("capacity and max_wait both invalid: capacity is named")
+@graded(1, 1, "capacity and max_wait both invalid: capacity is named")
 def test_constructor_order(impl):
-    expect_raise(lambda: impl.ReorderBuffer(0, -1), ValueError, "capacity", "ReorderBuffer(0, -1)")
+    check_raises(lambda: impl.ReorderBuffer(0, -1), "capacity", "ReorderBuffer(0, -1)", anywhere=True)
 
 
 # --- placing and releasing -------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("tokens arriving in order pass straight through")
+@graded(1, 2, "tokens arriving in order pass straight through")
 def test_in_order(impl):
     b = impl.ReorderBuffer(2, 10)
     check(_feed(b, [(0, "a", 0), (1, "b", 0), (2, "c", 1)]), [["a"], ["b"], ["c"]], "push 0, 1, 2 in order")
     check(b.stats(), _stats(next=3, released=3), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("tokens that arrived early are released in order, all in the call that fills the gap")
+@graded(1, 2, "tokens that arrived early are released in order, all in the call that fills the gap")
 def test_gap_filled(impl):
     b = impl.ReorderBuffer(5, 10)
     got = _feed(b, [(3, "d", 0), (1, "b", 1), (2, "c", 2), (0, "a", 3)])
     check(got, [[], [], [], ["a", "b", "c", "d"]], "push 3, 1, 2, then 0")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a release stops at the next gap: later tokens keep waiting")
+@graded(1, 2, "a release stops at the next gap: later tokens keep waiting")
 def test_release_stops_at_gap(impl):
     b = impl.ReorderBuffer(5, 10)
     got = _feed(b, [(1, "b", 0), (3, "d", 0), (0, "a", 1)])
@@ -91,18 +77,14 @@ def test_release_stops_at_gap(impl):
     check(b.stats(), _stats(next=2, buffered=1, released=2), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a token whose seq was already released is a duplicate, dropped")
+@graded(1, 2, "a token whose seq was already released is a duplicate, dropped")
 def test_duplicate_released(impl):
     b = impl.ReorderBuffer(2, 10)
     check(_feed(b, [(0, "a", 0), (0, "a", 1)]), [["a"], []], "push 0 twice")
     check(b.stats(), _stats(next=1, released=1, duplicates=1), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a second copy of a buffered seq is a duplicate: the first copy stays, even if the tokens differ")
+@graded(1, 2, "a second copy of a buffered seq is a duplicate: the first copy stays, even if the tokens differ")
 def test_duplicate_buffered_first_wins(impl):
     b = impl.ReorderBuffer(3, 10)
     got = _feed(b, [(1, "first", 0), (1, "second", 1), (0, "a", 2)])
@@ -110,9 +92,7 @@ def test_duplicate_buffered_first_wins(impl):
     check(b.stats()["duplicates"], 1, "stats()['duplicates']")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("a token for a lost seq is late (not a duplicate); released seqs on either side of the lost stretch are duplicates")
+@graded(1, 3, "a token for a lost seq is late (not a duplicate); released seqs on either side of the lost stretch are duplicates")
 def test_late_versus_duplicate(impl):
     b = impl.ReorderBuffer(1, 100)
     _feed(b, [(0, "a", 0), (1, "b", 0), (5, "f", 1), (6, "g", 1)])  # 6 overflows: 2, 3, 4 lost
@@ -121,9 +101,7 @@ def test_late_versus_duplicate(impl):
     check(b.stats(), _stats(next=7, released=4, duplicates=2, late=2, lost=3), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a late token counts every time it arrives")
+@graded(1, 2, "a late token counts every time it arrives")
 def test_late_twice(impl):
     b = impl.ReorderBuffer(1, 0)
     _feed(b, [(2, "c", 0)])  # max_wait 0: 0 and 1 lost at once
@@ -131,17 +109,13 @@ def test_late_twice(impl):
     check(b.stats(), _stats(next=3, released=1, late=3, lost=2), "stats() after three late tokens")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("the empty string is a valid token")
+@graded(1, 1, "the empty string is a valid token")
 def test_empty_token(impl):
     b = impl.ReorderBuffer(2, 10)
     check(_feed(b, [(1, "", 0), (0, "", 0)]), [[], ["", ""]], "push (1, ''), then (0, '')")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("several calls at the same now are allowed")
+@graded(1, 1, "several calls at the same now are allowed")
 def test_same_now(impl):
     b = impl.ReorderBuffer(2, 10)
     check(_feed(b, [(1, "b", 7), (0, "a", 7)]) + [b.tick(7)], [[], ["a", "b"], []], "push, push, tick, all at 7")
@@ -150,18 +124,14 @@ def test_same_now(impl):
 # --- capacity --------------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("exactly capacity tokens may wait: no skip")
+@graded(1, 2, "exactly capacity tokens may wait: no skip")
 def test_capacity_exactly_full(impl):
     b = impl.ReorderBuffer(3, 100)
     check(_feed(b, [(1, "b", 0), (2, "c", 0), (3, "d", 0)]), [[], [], []], "push 1, 2, 3 with capacity 3")
     check(b.stats(), _stats(buffered=3), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("one more than capacity: skip to the smallest buffered seq, release from there, the gap is lost")
+@graded(1, 3, "one more than capacity: skip to the smallest buffered seq, release from there, the gap is lost")
 def test_capacity_overflow_skips(impl):
     b = impl.ReorderBuffer(3, 100)
     got = _feed(b, [(4, "e", 0), (2, "c", 0), (7, "h", 0), (3, "d", 1)])
@@ -169,18 +139,14 @@ def test_capacity_overflow_skips(impl):
     check(b.stats(), _stats(next=5, buffered=1, released=3, lost=2), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("capacity 1: the second waiting token forces a skip")
+@graded(1, 1, "capacity 1: the second waiting token forces a skip")
 def test_capacity_one(impl):
     b = impl.ReorderBuffer(1, 100)
     check(_feed(b, [(3, "d", 0), (5, "f", 0)]), [[], ["d"]], "push 3, then 5 with capacity 1")
     check(b.stats(), _stats(next=4, buffered=1, released=1, lost=3), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("a duplicate never counts toward capacity")
+@graded(1, 1, "a duplicate never counts toward capacity")
 def test_duplicate_not_counted(impl):
     b = impl.ReorderBuffer(2, 100)
     check(_feed(b, [(1, "b", 0), (2, "c", 0), (2, "c", 0)]), [[], [], []], "push 1, 2, 2 with capacity 2")
@@ -190,9 +156,7 @@ def test_duplicate_not_counted(impl):
 # --- timeout ---------------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("a token buffered at t forces a skip at exactly t + max_wait, not one unit before")
+@graded(1, 3, "a token buffered at t forces a skip at exactly t + max_wait, not one unit before")
 def test_timeout_boundary(impl):
     b = impl.ReorderBuffer(5, 5)
     b.push(2, "c", 9)
@@ -200,9 +164,7 @@ def test_timeout_boundary(impl):
     check(b.stats()["lost"], 2, "stats()['lost']")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("the timeout looks at the oldest token, then skips to the smallest seq; it repeats while the oldest is too old")
+@graded(1, 3, "the timeout looks at the oldest token, then skips to the smallest seq; it repeats while the oldest is too old")
 def test_timeout_oldest_then_cascade(impl):
     b = impl.ReorderBuffer(5, 5)
     _feed(b, [(10, "k", 0), (5, "f", 3)])
@@ -210,9 +172,7 @@ def test_timeout_oldest_then_cascade(impl):
     check(b.stats(), _stats(next=11, released=2, lost=9), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("the cascade stops at a token that has not waited max_wait yet")
+@graded(1, 2, "the cascade stops at a token that has not waited max_wait yet")
 def test_timeout_stops_at_young(impl):
     b = impl.ReorderBuffer(5, 5)
     _feed(b, [(10, "k", 0), (20, "u", 4)])
@@ -220,27 +180,21 @@ def test_timeout_stops_at_young(impl):
     check(b.stats(), _stats(next=11, buffered=1, released=1, lost=10), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(3)
-@pytest.mark.edge("a released token no longer counts as the oldest: the next oldest one decides")
+@graded(1, 3, "a released token no longer counts as the oldest: the next oldest one decides")
 def test_timeout_ignores_released(impl):
     b = impl.ReorderBuffer(5, 5)
     _feed(b, [(0, "a", 0), (2, "c", 0), (5, "f", 3), (1, "b", 4)])
     check((b.tick(5), b.tick(7), b.tick(8)), ([], [], ["f"]), "after 2 (at 0) was released, tick(5), tick(7), tick(8)")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("a duplicate does not refresh the waiting token's arrival time")
+@graded(1, 2, "a duplicate does not refresh the waiting token's arrival time")
 def test_duplicate_keeps_arrival(impl):
     b = impl.ReorderBuffer(5, 5)
     _feed(b, [(2, "c", 0), (2, "c", 4)])
     check(b.tick(5), ["c"], "push (2, 'c') at 0 and again at 4, then tick(5) with max_wait 5")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("push applies the timeout at its own now, after placing its token")
+@graded(1, 2, "push applies the timeout at its own now, after placing its token")
 def test_push_times_out(impl):
     b = impl.ReorderBuffer(5, 5)
     b.push(3, "d", 0)
@@ -248,9 +202,7 @@ def test_push_times_out(impl):
     check(b.stats(), _stats(next=4, buffered=1, released=1, lost=3), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("max_wait 0: a gap is skipped in the call that creates it")
+@graded(1, 2, "max_wait 0: a gap is skipped in the call that creates it")
 def test_max_wait_zero(impl):
     b = impl.ReorderBuffer(5, 0)
     check(_feed(b, [(2, "c", 0), (4, "e", 0)]), [["c"], ["e"]], "push 2, then 4 with max_wait 0")
@@ -260,9 +212,7 @@ def test_max_wait_zero(impl):
 # --- close -----------------------------------------------------------------------
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("close releases everything in order, counting every gap between as lost")
+@graded(1, 2, "close releases everything in order, counting every gap between as lost")
 def test_close(impl):
     b = impl.ReorderBuffer(5, 100)
     _feed(b, [(6, "g", 0), (2, "c", 0), (3, "d", 0)])
@@ -270,9 +220,7 @@ def test_close(impl):
     check(b.stats(), _stats(next=7, released=3, lost=4), "stats() after close()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(1)
-@pytest.mark.edge("close with nothing waiting returns [] and loses nothing (the stream's end is unknown)")
+@graded(1, 1, "close with nothing waiting returns [] and loses nothing (the stream's end is unknown)")
 def test_close_empty(impl):
     b = impl.ReorderBuffer(5, 100)
     b.push(0, "a", 0)
@@ -280,14 +228,12 @@ def test_close_empty(impl):
     check(b.stats(), _stats(next=1, released=1), "stats()")
 
 
-@pytest.mark.level(1)
-@pytest.mark.points(2)
-@pytest.mark.edge("after close, push, tick and close raise RuntimeError, even with invalid arguments")
+@graded(1, 2, "after close, push, tick and close raise RuntimeError, even with invalid arguments")
 def test_after_close(impl):
     b = impl.ReorderBuffer(5, 100)
     b.close()
-    expect_raise(lambda: b.push(1, "b", 1), RuntimeError, None, "push(1, 'b', 1) after close()")
-    expect_raise(lambda: b.push(-1, None, -1), RuntimeError, None, "push(-1, None, -1) after close()")
-    expect_raise(lambda: b.tick("x"), RuntimeError, None, "tick('x') after close()")
-    expect_raise(lambda: b.close(), RuntimeError, None, "a second close()")
+    check_raises(lambda: b.push(1, "b", 1), None, "push(1, 'b', 1) after close()", kind=RuntimeError)
+    check_raises(lambda: b.push(-1, None, -1), None, "push(-1, None, -1) after close()", kind=RuntimeError)
+    check_raises(lambda: b.tick("x"), None, "tick('x') after close()", kind=RuntimeError)
+    check_raises(lambda: b.close(), None, "a second close()", kind=RuntimeError)
     check(b.stats(), _stats(), "stats() after close()")

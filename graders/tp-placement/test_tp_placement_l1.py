@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from tp_placement_oracle import clusters, o_crossings, o_place
 
-from kata.checks import check, check_raises, property_settings
+from kata.checks import check, check_raises, graded, property_settings
 
-pytestmark = pytest.mark.level(1)
 PROPERTY = property_settings()
 
 
@@ -24,22 +22,19 @@ def call(num_domains, size, down, t, n):
 # --- crossings ---------------------------------------------------------------------
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("crossings: distinct domains minus one, whatever the order of the group")
+@graded(1, 1, "crossings: distinct domains minus one, whatever the order of the group")
 def test_crossings(impl):
     c = impl.Cluster(4, 8)
     for group, want in (([0, 1, 2], 0), ([6, 7, 8, 9], 1), ([31, 0, 16], 2), ([8], 0), ([9, 0, 17, 25], 3)):
         check(impl.crossings(c, group), want, f"crossings(Cluster(4, 8), {group})")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("crossings accepts a down GPU: it describes a group, it does not place one")
+@graded(1, 1, "crossings accepts a down GPU: it describes a group, it does not place one")
 def test_crossings_down_gpu(impl):
     check(impl.crossings(impl.Cluster(2, 4, frozenset({3, 4})), [3, 4]), 1, "crossings(Cluster(2, 4, {3, 4}), [3, 4])")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("crossings rejects an empty group, repeated ids, ids outside the cluster, bools and non-lists, naming group")
+@graded(1, 1, "crossings rejects an empty group, repeated ids, ids outside the cluster, bools and non-lists, naming group")
 def test_crossings_invalid(impl):
     c = impl.Cluster(2, 4)
     for bad in ([], [1, 1], [8], [-1], [True], [1.0], (1, 2), None):
@@ -49,75 +44,65 @@ def test_crossings_invalid(impl):
 # --- place_groups: one case per rule -----------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's example: best fit, then the only domain with room, then across")
+@graded(1, 2, "the prompt's example: best fit, then the only domain with room, then across")
 def test_prompt_example(impl):
     got = place(impl, 2, 8, {3, 9, 10}, 4, 3)
     check(got, [[8, 11, 12, 13], [0, 1, 2, 4], [5, 6, 7, 14]], call(2, 8, {3, 9, 10}, 4, 3))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("best fit: the domain with the fewest free GPUs that still holds the group, not the first or the roomiest")
+@graded(1, 2, "best fit: the domain with the fewest free GPUs that still holds the group, not the first or the roomiest")
 def test_best_fit(impl):
     # free: d0 8, d1 5, d2 6: a group of 5 goes to d1 (exactly fits)
     got = place(impl, 3, 8, {8, 9, 10, 16, 17}, 5, 1)
     check(got, [[11, 12, 13, 14, 15]], call(3, 8, {8, 9, 10, 16, 17}, 5, 1))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("best-fit ties go to the lowest domain index")
+@graded(1, 1, "best-fit ties go to the lowest domain index")
 def test_best_fit_tie(impl):
     got = place(impl, 3, 4, {0, 8}, 2, 1)  # d0 and d2 have 3 free, d1 4
     check(got, [[1, 2]], call(3, 4, {0, 8}, 2, 1))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("inside a domain the group takes its lowest-numbered free GPUs, skipping down ones")
+@graded(1, 1, "inside a domain the group takes its lowest-numbered free GPUs, skipping down ones")
 def test_lowest_numbered_in_domain(impl):
     got = place(impl, 1, 8, {0, 2, 5}, 3, 1)
     check(got, [[1, 3, 4]], call(1, 8, {0, 2, 5}, 3, 1))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("with no room anywhere, the domains with the most free GPUs go first (fewest domains spanned)")
+@graded(1, 2, "with no room anywhere, the domains with the most free GPUs go first (fewest domains spanned)")
 def test_across_fullest_first(impl):
     # free: d0 2 (2, 3), d1 3 (5, 6, 7), d2 1 (8): a group of 4 takes d1's 3, then d0's lowest 1
     got = place(impl, 3, 4, {0, 1, 4, 9, 10, 11}, 4, 1)
     check(got, [[2, 5, 6, 7]], call(3, 4, {0, 1, 4, 9, 10, 11}, 4, 1))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("across domains, equally full domains go in index order")
+@graded(1, 1, "across domains, equally full domains go in index order")
 def test_across_tie_lowest_index(impl):
     # every domain has 2 free; a group of 3 takes d0's two and d1's lowest
     got = place(impl, 3, 3, {0, 3, 6}, 3, 1)
     check(got, [[1, 2, 4]], call(3, 3, {0, 3, 6}, 3, 1))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a group larger than a domain spans several (TP 32 over four 8-GPU nodes), returned sorted")
+@graded(1, 2, "a group larger than a domain spans several (TP 32 over four 8-GPU nodes), returned sorted")
 def test_group_larger_than_domain(impl):
     got = place(impl, 5, 8, {3}, 32, 1)  # d0 has 7 free: d1..d4 (8 each) go first
     check(got, [list(range(8, 40))], call(5, 8, {3}, 32, 1))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("each group is sorted ascending, and groups come in placement order")
+@graded(1, 1, "each group is sorted ascending, and groups come in placement order")
 def test_sorted_groups(impl):
     got = place(impl, 2, 4, {1}, 3, 2)  # group 0: best fit d0 (3 free) [0, 2, 3]; group 1: d1
     check(got, [[0, 2, 3], [4, 5, 6]], call(2, 4, {1}, 3, 2))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("num_groups 0 places nothing; exactly as many GPUs up as needed fills every one")
+@graded(1, 1, "num_groups 0 places nothing; exactly as many GPUs up as needed fills every one")
 def test_empty_and_exact(impl):
     check(place(impl, 2, 4, set(), 3, 0), [], call(2, 4, set(), 3, 0))
     got = place(impl, 2, 3, {2}, 5, 1)
     check(got, [[0, 1, 3, 4, 5]], call(2, 3, {2}, 5, 1))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("no crossing while groups can still fit inside domains: later groups never break an earlier fit")
+@graded(1, 2, "no crossing while groups can still fit inside domains: later groups never break an earlier fit")
 def test_no_crossing_when_avoidable(impl):
     # d0: 6 free, d1: 4 free, t = 2, 5 groups: all five fit inside domains
     got = place(impl, 2, 8, {6, 7, 8, 9, 10, 11}, 2, 5)
@@ -127,8 +112,7 @@ def test_no_crossing_when_avoidable(impl):
 # --- properties --------------------------------------------------------------------
 
 
-@pytest.mark.points(4)
-@pytest.mark.edge("place_groups matches the oracle on generated clusters (down GPUs, any t, any number of groups)")
+@graded(1, 4, "place_groups matches the oracle on generated clusters (down GPUs, any t, any number of groups)")
 @PROPERTY
 @given(cl=clusters(), data=st.data())
 @example(cl=(2, 8, frozenset({3, 9, 10})), data=None)
@@ -144,8 +128,7 @@ def test_matches_oracle(impl, cl, data):
           call(num_domains, size, down, t, n))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("every placement: groups of t distinct GPUs that are up, no GPU shared; zero crossings when sum(up // t) >= groups")
+@graded(1, 2, "every placement: groups of t distinct GPUs that are up, no GPU shared; zero crossings when sum(up // t) >= groups")
 @PROPERTY
 @given(cl=clusters(max_domains=6), data=st.data())
 def test_placement_invariants(impl, cl, data):
@@ -167,15 +150,13 @@ def test_placement_invariants(impl, cl, data):
 # --- invalid input ------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("too few GPUs up raises ValueError naming num_groups, before placing anything")
+@graded(1, 2, "too few GPUs up raises ValueError naming num_groups, before placing anything")
 def test_too_few_gpus(impl):
     check_raises(lambda: place(impl, 2, 4, {0, 5}, 3, 3), "num_groups", call(2, 4, {0, 5}, 3, 3))
     check_raises(lambda: place(impl, 1, 2, set(), 3, 1), "num_groups", call(1, 2, set(), 3, 1))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("t and num_groups reject True, 2.0, None, '2' and values below their minimum, naming them")
+@graded(1, 2, "t and num_groups reject True, 2.0, None, '2' and values below their minimum, naming them")
 def test_invalid_t_and_groups(impl):
     c = impl.Cluster(2, 4)
     for bad in (True, 2.0, None, "2", 0):
@@ -184,8 +165,7 @@ def test_invalid_t_and_groups(impl):
         check_raises(lambda: impl.place_groups(c, 1, bad), "num_groups", f"place_groups(Cluster(2, 4), 1, {bad!r})")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("Cluster fields: num_domains, domain_size (ints >= 1) and down (a set of GPU ids) are each named")
+@graded(1, 2, "Cluster fields: num_domains, domain_size (ints >= 1) and down (a set of GPU ids) are each named")
 def test_invalid_cluster(impl):
     for fields, name in (((0, 4), "num_domains"), ((True, 4), "num_domains"), ((2.0, 4), "num_domains"),
                          ((2, 0), "domain_size"), ((2, None), "domain_size"), ((2, "4"), "domain_size"),
@@ -195,44 +175,38 @@ def test_invalid_cluster(impl):
         check_raises(lambda: impl.crossings(impl.Cluster(*fields), [0]), name, f"crossings(Cluster{fields}, [0])")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("several invalid arguments: cluster, then t, then num_groups, then the GPU count")
+@graded(1, 1, "several invalid arguments: cluster, then t, then num_groups, then the GPU count")
 def test_invalid_order(impl):
     check_raises(lambda: impl.place_groups(impl.Cluster(0, 0), 0, -1), "num_domains", "place_groups(Cluster(0, 0), 0, -1)")
     check_raises(lambda: impl.place_groups(impl.Cluster(1, 2), 0, -1), "t", "place_groups(Cluster(1, 2), 0, -1)")
     check_raises(lambda: impl.place_groups(impl.Cluster(1, 2), 3, -1), "num_groups", "place_groups(Cluster(1, 2), 3, -1)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("place_groups does not change the cluster's down set (a plain set passed in stays as it was)")
+@graded(1, 1, "place_groups does not change the cluster's down set (a plain set passed in stays as it was)")
 def test_down_not_modified(impl):
     down = {1, 2}
     got = impl.place_groups(impl.Cluster(1, 8, down), 2, 3)
     check((got, down), ([[0, 3], [4, 5], [6, 7]], {1, 2}), "place_groups(Cluster(1, 8, {1, 2}), 2, 3), then the down set")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("domains of one GPU: a group spans t domains, fullest (1 free) first in index order, skipping empty ones")
+@graded(1, 1, "domains of one GPU: a group spans t domains, fullest (1 free) first in index order, skipping empty ones")
 def test_domains_of_one(impl):
     check(place(impl, 4, 1, {1}, 3, 1), [[0, 2, 3]], call(4, 1, {1}, 3, 1))
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a fully down domain is never chosen; best fit among the rest")
+@graded(1, 1, "a fully down domain is never chosen; best fit among the rest")
 def test_fully_down_domain(impl):
     check(place(impl, 3, 2, {0, 1}, 2, 2), [[2, 3], [4, 5]], call(3, 2, {0, 1}, 2, 2))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("best fit changes as groups are placed: each group sees only the GPUs still free")
+@graded(1, 2, "best fit changes as groups are placed: each group sees only the GPUs still free")
 def test_best_fit_is_recomputed(impl):
     # free: d0 4, d1 6. t = 3: d0 (4, best fit) -> d0 1 left; d1 (6) -> 3 left; d1 (3) -> 0; then across d0 (1) ...
     got = place(impl, 2, 8, {4, 5, 6, 7, 14, 15}, 3, 3)
     check(got, [[0, 1, 2], [8, 9, 10], [11, 12, 13]], call(2, 8, {4, 5, 6, 7, 14, 15}, 3, 3))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a crossing group takes all of the fullest domain before touching the next")
+@graded(1, 2, "a crossing group takes all of the fullest domain before touching the next")
 def test_crossing_takes_whole_domains(impl):
     # free: d0 3 (0, 1, 2), d1 2 (4, 5), d2 3 (8, 9, 10); t = 5: d0 then d2 (tie on 3: index order), 2 from d2
     got = place(impl, 3, 4, {3, 6, 7, 11}, 5, 1)

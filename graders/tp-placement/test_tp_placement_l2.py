@@ -4,23 +4,13 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tp_placement_oracle import (
-    LAT_NET,
-    LAT_NV,
-    NETWORK,
-    NVLINK,
-    o_allreduce,
-    o_ring,
-)
+from tp_placement_oracle import LAT_NET, LAT_NV, LINKS, NETWORK, NVLINK, o_allreduce, o_ring
 
-from kata.checks import check, check_fraction, check_raises, property_settings
+from kata.checks import check, check_fraction, check_raises, graded, property_settings
 
-pytestmark = pytest.mark.level(2)
 PROPERTY = property_settings()
-LINKS = (NVLINK, NETWORK, LAT_NV, LAT_NET)
 
 
 def links(impl, spec=LINKS):
@@ -34,8 +24,7 @@ def ar(impl, cluster, group, num_bytes, degraded=None, spec=LINKS):
 # --- the ring -----------------------------------------------------------------------
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("ring_links: ascending order, then the last back to the first; two GPUs share one link; one GPU has none")
+@graded(2, 1, "ring_links: ascending order, then the last back to the first; two GPUs share one link; one GPU has none")
 def test_ring_links(impl):
     for group, want in (([5, 1, 3], [frozenset({1, 3}), frozenset({3, 5}), frozenset({1, 5})]),
                         ([4, 2], [frozenset({2, 4})]), ([7], []),
@@ -43,8 +32,7 @@ def test_ring_links(impl):
         check(impl.ring_links(group), want, f"ring_links({group})")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("ring_links does not sort the caller's list in place")
+@graded(2, 1, "ring_links does not sort the caller's list in place")
 def test_ring_links_does_not_modify(impl):
     group = [5, 1, 3]
     got = impl.ring_links(group)
@@ -54,8 +42,7 @@ def test_ring_links_does_not_modify(impl):
 # --- allreduce_time ------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's example: 64 MiB inside a node vs a ring with network links (about 9x)")
+@graded(2, 2, "the prompt's example: 64 MiB inside a node vs a ring with network links (about 9x)")
 def test_prompt_example(impl):
     c = (4, 8, frozenset({5}))
     check_fraction(ar(impl, c, list(range(8)), 64 * 2**20), F(3866891, 14062500000), "allreduce_time(GPUs 0-7, 64 MiB)")
@@ -63,23 +50,20 @@ def test_prompt_example(impl):
                    "allreduce_time([0, 1, 2, 3, 4, 6, 7, 8], 64 MiB)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a group of one costs Fraction(0); zero bytes cost only the latency")
+@graded(2, 1, "a group of one costs Fraction(0); zero bytes cost only the latency")
 def test_trivial_groups(impl):
     check_fraction(ar(impl, (2, 4), [3], 10**9), F(0), "allreduce_time([3], 10**9)")
     check_fraction(ar(impl, (2, 4), [0, 1, 2], 0), 4 * LAT_NV, "allreduce_time([0, 1, 2], 0)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("one network link in the ring sets the pace, and its latency is paid every step")
+@graded(2, 2, "one network link in the ring sets the pace, and its latency is paid every step")
 def test_slowest_link_decides(impl):
     # [2, 3, 4] on domains of 4: links 2-3 (NVLink), 3-4 (network), 4-2 (network)
     want = F(4 * 3000, 3 * NETWORK) + 4 * LAT_NET
     check_fraction(ar(impl, (2, 4), [4, 2, 3], 3000), want, "allreduce_time(Cluster(2, 4), [4, 2, 3], 3000)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a degraded link replaces its bandwidth, even inside a domain; its latency is unchanged")
+@graded(2, 2, "a degraded link replaces its bandwidth, even inside a domain; its latency is unchanged")
 def test_degraded_link(impl):
     degraded = {frozenset({1, 2}): 10**9}
     want = F(6 * 4000, 4 * 10**9) + 6 * LAT_NV
@@ -89,22 +73,19 @@ def test_degraded_link(impl):
     check_fraction(ar(impl, (2, 4), [3, 4], 8, faster), want, "allreduce_time(Cluster(2, 4), [3, 4], 8, {3-4: 10**15})")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a degraded link that is not in the ring changes nothing")
+@graded(2, 1, "a degraded link that is not in the ring changes nothing")
 def test_degraded_elsewhere(impl):
     degraded = {frozenset({0, 2}): 1}  # 0-2 is not a ring link of [0, 1, 2, 3]
     check_fraction(ar(impl, (1, 8), [0, 1, 2, 3], 4000, degraded), ar(impl, (1, 8), [0, 1, 2, 3], 4000),
                    "allreduce_time([0, 1, 2, 3], 4000, {0-2 degraded})")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("two GPUs: 2 steps of half the bytes over their one link")
+@graded(2, 1, "two GPUs: 2 steps of half the bytes over their one link")
 def test_two_gpus(impl):
     check_fraction(ar(impl, (1, 8), [6, 1], 900), F(2 * 900, 2 * NVLINK) + 2 * LAT_NV, "allreduce_time([6, 1], 900)")
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("allreduce_time matches the oracle on generated clusters, groups, sizes and degraded links")
+@graded(2, 3, "allreduce_time matches the oracle on generated clusters, groups, sizes and degraded links")
 @PROPERTY
 @given(data=st.data(), num_domains=st.integers(1, 4), size=st.integers(1, 8), num_bytes=st.integers(0, 10**12),
        nv=st.integers(1, 10**12), net=st.integers(1, 10**12),
@@ -123,8 +104,7 @@ def test_allreduce_matches_oracle(impl, data, num_domains, size, num_bytes, nv, 
 # --- per layer and between placements ---------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("tp_layer_time is two all-reduces of tokens * hidden * dtype_bytes")
+@graded(2, 2, "tp_layer_time is two all-reduces of tokens * hidden * dtype_bytes")
 def test_tp_layer_time(impl):
     c = impl.Cluster(4, 8)
     got = impl.tp_layer_time(c, links(impl), list(range(8, 16)), 4096, 8192, 2)
@@ -132,8 +112,7 @@ def test_tp_layer_time(impl):
                    "tp_layer_time(GPUs 8-15, 4096 tokens, hidden 8192, bf16)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("best_placement: a placement costs its slowest group; the cheapest wins")
+@graded(2, 2, "best_placement: a placement costs its slowest group; the cheapest wins")
 def test_best_placement_slowest_group(impl):
     c = impl.Cluster(2, 4)
     a = [[0, 1], [2, 3], [4, 5]]  # all inside domains
@@ -145,16 +124,14 @@ def test_best_placement_slowest_group(impl):
     check(impl.best_placement(c, links(impl), [[[0, 1, 2, 3]], a], 10**6), 1, "best_placement([[0-3], three pairs], 1 MB)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("best_placement ties go to the lowest index (exact Fractions make the tie real)")
+@graded(2, 2, "best_placement ties go to the lowest index (exact Fractions make the tie real)")
 def test_best_placement_tie(impl):
     c = impl.Cluster(2, 4)
     check(impl.best_placement(c, links(impl), [[[4, 5]], [[0, 1]], [[2, 3]]], 10**6), 0,
           "best_placement([[[4, 5]], [[0, 1]], [[2, 3]]], 1 MB) (all the same cost)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("best_placement applies degraded links")
+@graded(2, 1, "best_placement applies degraded links")
 def test_best_placement_degraded(impl):
     c = impl.Cluster(2, 4)
     degraded = {frozenset({0, 1}): 10**6}
@@ -165,8 +142,7 @@ def test_best_placement_degraded(impl):
 # --- invalid input ----------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("Links fields: bandwidths ints >= 1, latencies rationals >= 0 (no floats, no bools), each named")
+@graded(2, 2, "Links fields: bandwidths ints >= 1, latencies rationals >= 0 (no floats, no bools), each named")
 def test_invalid_links(impl):
     c = impl.Cluster(1, 4)
     for spec, name in (((0, 1, 0, 0), "nvlink_bandwidth"), ((True, 1, 0, 0), "nvlink_bandwidth"),
@@ -177,8 +153,7 @@ def test_invalid_links(impl):
         check_raises(lambda: impl.allreduce_time(c, impl.Links(*spec), [0, 1], 8), name, f"allreduce_time(.., Links{spec}, [0, 1], 8)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("Links with two invalid fields names the one declared first, for every pair of fields")
+@graded(2, 1, "Links with two invalid fields names the one declared first, for every pair of fields")
 def test_links_two_bad_fields(impl):
     c = impl.Cluster(1, 4)
     names = ("nvlink_bandwidth", "network_bandwidth", "nvlink_latency", "network_latency")
@@ -191,8 +166,7 @@ def test_links_two_bad_fields(impl):
                          f"allreduce_time(.., Links{tuple(spec)}, [0, 1], 8) ({names[i]} and {names[j]} both bad)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("group, num_bytes, degraded, tokens, hidden, dtype_bytes are each checked and named")
+@graded(2, 2, "group, num_bytes, degraded, tokens, hidden, dtype_bytes are each checked and named")
 def test_invalid_arguments(impl):
     c, L = impl.Cluster(2, 4), links(impl)
     check_raises(lambda: impl.allreduce_time(c, L, [], 8), "group", "allreduce_time(.., [], 8)")
@@ -209,8 +183,7 @@ def test_invalid_arguments(impl):
             check_raises(lambda: impl.tp_layer_time(c, L, [0, 1], *args), name, f"tp_layer_time(.., [0, 1], {args})")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("best_placement: placements (empty, a non-list, an empty placement, a bad group) before num_bytes")
+@graded(2, 1, "best_placement: placements (empty, a non-list, an empty placement, a bad group) before num_bytes")
 def test_invalid_best_placement(impl):
     c, L = impl.Cluster(2, 4), links(impl)
     for bad in ([], None, [[]], [[[0, 1]], []], [[[0, 1]], [[9]]]):
@@ -221,23 +194,20 @@ def test_invalid_best_placement(impl):
     check_fraction(impl.tp_layer_time(c, L, [0, 1], 1, 1, 1), 2 * o_allreduce(4, LINKS, [0, 1], 1), "tp_layer_time(.., [0, 1], 1, 1, 1)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("the ring follows ascending ids even when that crosses the network twice")
+@graded(2, 1, "the ring follows ascending ids even when that crosses the network twice")
 def test_ring_order_crossing(impl):
     # [0, 4, 1] on Cluster(2, 4): links 0-1 (NVLink), 1-4 and 4-0 (network)
     want = F(4 * 300, 3 * NETWORK) + 4 * LAT_NET
     check_fraction(ar(impl, (2, 4), [0, 4, 1], 300), want, "allreduce_time(Cluster(2, 4), [0, 4, 1], 300)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("times are exact Fractions even for 10**30 bytes")
+@graded(2, 1, "times are exact Fractions even for 10**30 bytes")
 def test_exact_huge_bytes(impl):
     check_fraction(ar(impl, (1, 8), [0, 1, 2], 10**30 + 1), o_allreduce(8, LINKS, [0, 1, 2], 10**30 + 1),
                    "allreduce_time([0, 1, 2], 10**30 + 1)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("tp_layer_time passes degraded links through to the all-reduce")
+@graded(2, 1, "tp_layer_time passes degraded links through to the all-reduce")
 def test_tp_layer_degraded(impl):
     c = impl.Cluster(1, 8)
     degraded = {frozenset({0, 1}): 10**9}
@@ -245,7 +215,6 @@ def test_tp_layer_degraded(impl):
     check_fraction(got, 2 * o_allreduce(8, LINKS, [0, 1, 2, 3], 8 * 16 * 2, degraded), "tp_layer_time(.., degraded 0-1)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("latency: the largest latency of the ring is paid every step, even with no bytes")
+@graded(2, 1, "latency: the largest latency of the ring is paid every step, even with no bytes")
 def test_latency_of_slowest_hop(impl):
     check_fraction(ar(impl, (2, 2), [0, 1, 2], 0), 4 * LAT_NET, "allreduce_time(Cluster(2, 2), [0, 1, 2], 0)")

@@ -4,24 +4,13 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tp_placement_oracle import (
-    LAT_NET,
-    LAT_NV,
-    NETWORK,
-    NVLINK,
-    o_diagnose,
-    o_link,
-    o_ring,
-)
+from tp_placement_oracle import LINKS, NVLINK, o_diagnose, o_link, o_ring
 
-from kata.checks import check, check_raises, property_settings
+from kata.checks import check, check_raises, graded, property_settings
 
-pytestmark = pytest.mark.level(3)
 PROPERTY = property_settings()
-LINKS = (NVLINK, NETWORK, LAT_NV, LAT_NET)
 
 
 def nominal(size, groups):
@@ -40,8 +29,7 @@ def uniform(gpus, step=F(1), busy=F(9, 10)):
 # --- one rule at a time ---------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the prompt's example: a crossing group, a healthy one, and a link at 100 GB/s of 450")
+@graded(3, 2, "the prompt's example: a crossing group, a healthy one, and a link at 100 GB/s of 450")
 def test_prompt_example(impl):
     groups = [[0, 1, 2, 3, 4, 6, 7, 8], list(range(16, 24)), list(range(24, 32))]
     measured = nominal(8, groups)
@@ -50,8 +38,7 @@ def test_prompt_example(impl):
     check(got, [("cross_domain", 1), ("healthy", None), ("slow_link", [26, 27])], "diagnose(the prompt's example)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("data_loader needs every GPU under half busy; one GPU at exactly 1/2 breaks it")
+@graded(3, 2, "data_loader needs every GPU under half busy; one GPU at exactly 1/2 breaks it")
 def test_data_loader_all_gpus(impl):
     groups = [[0, 1, 2, 3]]
     stats = uniform(range(4), busy=F(49, 100))
@@ -60,8 +47,7 @@ def test_data_loader_all_gpus(impl):
     check(run(impl, (1, 4), groups, stats, nominal(4, groups)), [("healthy", None)], "diagnose(one GPU busy exactly 1/2)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("data_loader comes first: it wins over a slow link and a crossing")
+@graded(3, 2, "data_loader comes first: it wins over a slow link and a crossing")
 def test_data_loader_precedence(impl):
     groups = [[2, 3, 4, 5]]  # crosses on Cluster(2, 4)
     measured = nominal(4, groups)
@@ -70,8 +56,7 @@ def test_data_loader_precedence(impl):
           "diagnose(idle GPUs, a slow link, a crossing)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("slow_link: strictly below half the nominal bandwidth; exactly half is not slow")
+@graded(3, 2, "slow_link: strictly below half the nominal bandwidth; exactly half is not slow")
 def test_slow_link_threshold(impl):
     groups = [[0, 1, 2]]
     measured = nominal(4, groups)
@@ -81,16 +66,14 @@ def test_slow_link_threshold(impl):
     check(run(impl, (1, 4), groups, uniform(range(3)), measured), [("slow_link", [0, 1])], "diagnose(a link just under half)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("slow_link is judged against each link's own nominal bandwidth (network links against the network's)")
+@graded(3, 2, "slow_link is judged against each link's own nominal bandwidth (network links against the network's)")
 def test_slow_link_nominal_per_kind(impl):
     groups = [[3, 4]]  # one network link on Cluster(2, 4)
     measured = {frozenset({3, 4}): 30 * 10**9}  # 30 GB/s: below half of NVLink, not of the network's 50
     check(run(impl, (2, 4), groups, uniform(range(8)), measured), [("cross_domain", 1)], "diagnose([3, 4] at 30 GB/s)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("several slow links: the lowest measured/nominal ratio, ties to the smaller sorted pair")
+@graded(3, 2, "several slow links: the lowest measured/nominal ratio, ties to the smaller sorted pair")
 def test_slow_link_choice(impl):
     groups = [[0, 1, 2, 3]]
     measured = nominal(8, groups)
@@ -100,8 +83,7 @@ def test_slow_link_choice(impl):
     check(run(impl, (1, 8), groups, uniform(range(4)), measured), [("slow_link", [0, 3])], "diagnose(links 2-3 and 0-3 tied lowest)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a slow link wins over a crossing, and a crossing over a throttled GPU")
+@graded(3, 2, "a slow link wins over a crossing, and a crossing over a throttled GPU")
 def test_precedence_link_cross_throttle(impl):
     groups = [[2, 3, 4, 5]]
     measured = nominal(4, groups)
@@ -112,8 +94,7 @@ def test_precedence_link_cross_throttle(impl):
     check(run(impl, (2, 4), groups, stats, measured), [("slow_link", [4, 5])], "diagnose(slow link + crossing + throttled)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("throttled_gpu: strictly more than 6/5 of the median compute time; exactly 6/5 is healthy")
+@graded(3, 2, "throttled_gpu: strictly more than 6/5 of the median compute time; exactly 6/5 is healthy")
 def test_throttled_threshold(impl):
     groups = [[0, 1, 2]]
     stats = {0: (F(1), F(1, 2)), 1: (F(1), F(1, 2)), 2: (F(1), F(3, 5))}  # median 1/2, GPU 2 at 3/5 = 6/5 of it
@@ -122,16 +103,14 @@ def test_throttled_threshold(impl):
     check(run(impl, (1, 4), groups, stats, nominal(4, groups)), [("throttled_gpu", 2)], "diagnose(one GPU just over 6/5)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("compute time is step_time * busy, not busy alone")
+@graded(3, 2, "compute time is step_time * busy, not busy alone")
 def test_compute_is_step_times_busy(impl):
     groups = [[0, 1, 2]]
     stats = {0: (F(1), F(3, 4)), 1: (F(1), F(3, 4)), 2: (F(2), F(3, 4))}  # GPU 2: same busy, twice the step
     check(run(impl, (1, 4), groups, stats, nominal(4, groups)), [("throttled_gpu", 2)], "diagnose(GPU 2 at twice the step time)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("the median of an even count is the mean of the two middle values")
+@graded(3, 2, "the median of an even count is the mean of the two middle values")
 def test_even_median(impl):
     groups = [[0, 1, 2, 3]]
     # compute 1/2, 1/2, 1, 6/5: median (1/2 + 1)/2 = 3/4, limit 9/10: GPU 3 (6/5) is throttled
@@ -142,8 +121,7 @@ def test_even_median(impl):
     check(run(impl, (1, 4), groups, stats, nominal(4, groups)), [("throttled_gpu", 2)], "diagnose(two GPUs tied for longest)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("throttled_gpu: a tie for the longest compute goes to the lowest id even when the group lists a higher id first")
+@graded(3, 1, "throttled_gpu: a tie for the longest compute goes to the lowest id even when the group lists a higher id first")
 def test_throttled_tie_lowest_id_not_group_order(impl):
     group = [3, 1, 0, 2]  # compute 1/2, 1/2, 1, 1: median 3/4, GPUs 3 and 1 tie above 9/10
     stats = {0: (F(1), F(1, 2)), 2: (F(1), F(1, 2)), 3: (F(1), F(1)), 1: (F(2), F(1, 2))}
@@ -153,15 +131,13 @@ def test_throttled_tie_lowest_id_not_group_order(impl):
     check(run(impl, (1, 8), [group], stats, nominal(8, [group])), [("throttled_gpu", 5)], f"diagnose([{group}], GPUs 7 and 5 tied)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a group of one GPU: no links; it is healthy unless its data loader stalls")
+@graded(3, 1, "a group of one GPU: no links; it is healthy unless its data loader stalls")
 def test_single_gpu_group(impl):
     check(run(impl, (1, 4), [[2]], uniform([2]), {}), [("healthy", None)], "diagnose([[2]])")
     check(run(impl, (1, 4), [[2]], uniform([2], busy=F(0)), {}), [("data_loader", None)], "diagnose([[2]] idle)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("no groups: an empty list; extra entries in stats and measured are ignored")
+@graded(3, 1, "no groups: an empty list; extra entries in stats and measured are ignored")
 def test_empty_and_extras(impl):
     check(run(impl, (1, 4), [], uniform(range(4)), {frozenset({0, 1}): 5}), [], "diagnose([])")
 
@@ -187,8 +163,7 @@ def scenarios(draw):
     return (num_domains, size), groups, stats, measured
 
 
-@pytest.mark.points(4)
-@pytest.mark.edge("diagnose matches the oracle on generated clusters, groups, telemetry and link counters")
+@graded(3, 4, "diagnose matches the oracle on generated clusters, groups, telemetry and link counters")
 @PROPERTY
 @given(case=scenarios())
 def test_matches_oracle(impl, case):
@@ -200,8 +175,7 @@ def test_matches_oracle(impl, case):
 # --- invalid input ----------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("groups (bad group, shared GPU), stats (missing GPU, bad fields), measured (missing link, bad value) are named")
+@graded(3, 2, "groups (bad group, shared GPU), stats (missing GPU, bad fields), measured (missing link, bad value) are named")
 def test_invalid(impl):
     c, L = impl.Cluster(1, 4), impl.Links(*LINKS)
     good = {g: impl.GPUStats(F(1), F(1, 2)) for g in range(4)}
@@ -218,8 +192,7 @@ def test_invalid(impl):
     check_raises(lambda: impl.diagnose(c, L, [[0, 1]], None, None), "stats", "diagnose(.., [[0, 1]], None, None) (stats before measured)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("one result per group, in the order of groups")
+@graded(3, 1, "one result per group, in the order of groups")
 def test_results_in_order(impl):
     groups = [[4, 5], [0, 1], [2, 3]]
     stats = uniform(range(6))
@@ -231,8 +204,7 @@ def test_results_in_order(impl):
           "diagnose([[4, 5], [0, 1], [2, 3]], ..)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a slow link wins over a throttled GPU inside one domain")
+@graded(3, 1, "a slow link wins over a throttled GPU inside one domain")
 def test_slow_link_before_throttle(impl):
     groups = [[0, 1, 2]]
     stats = uniform(range(3))
@@ -242,8 +214,7 @@ def test_slow_link_before_throttle(impl):
     check(run(impl, (1, 4), groups, stats, measured), [("slow_link", [0, 2])], "diagnose(slow 0-2 and throttled GPU 1)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("the median of an odd count is the middle value, for three and for five GPUs")
+@graded(3, 1, "the median of an odd count is the middle value, for three and for five GPUs")
 def test_odd_median(impl):
     # compute 1/2, 1, 11/10: median 1, limit 6/5: healthy (a mean of the lower two would flag GPU 2)
     stats = {0: (F(1), F(1, 2)), 1: (F(1), F(1)), 2: (F(11, 10), F(1))}
@@ -254,8 +225,7 @@ def test_odd_median(impl):
     check(run(impl, (1, 8), [group], stats, nominal(8, [group])), [("healthy", None)], "diagnose(compute 1/2, 1/2, 1, 1, 11/10)")
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("the even median uses the two middle values, not the lowest or the highest")
+@graded(3, 1, "the even median uses the two middle values, not the lowest or the highest")
 def test_even_median_middle_pair(impl):
     # compute 0, 1, 1, 6/5: median 1, limit 6/5: healthy
     stats = {0: (F(1), F(0)), 1: (F(1), F(1)), 2: (F(1), F(1)), 3: (F(6, 5), F(1))}
@@ -269,8 +239,7 @@ def test_even_median_middle_pair(impl):
     check(run(impl, (1, 4), [group], stats, nominal(4, [group])), [("healthy", None)], "diagnose(compute 1, 1, 13/10, 13/10)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("slow links ranked by measured / nominal: an NVLink at 100 of 450 GB/s beats a network link at 20 of 50 GB/s")
+@graded(3, 2, "slow links ranked by measured / nominal: an NVLink at 100 of 450 GB/s beats a network link at 20 of 50 GB/s")
 def test_slow_link_ranked_by_ratio_not_raw_bandwidth(impl):
     group = [4, 5, 6, 7, 8]  # ring 4-5, 5-6, 6-7 on NVLink; 7-8 and 8-4 cross to domain 1
     measured = nominal(8, [group])

@@ -6,15 +6,13 @@ from __future__ import annotations
 import copy
 from fractions import Fraction as F
 
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from tp_placement_oracle import LAT_NET, LAT_NV, NETWORK, NVLINK, o_triage
 
-from kata.checks import check_raises, property_settings
+from kata.checks import check_raises, graded, property_settings
 from kata.strict import same
 
-pytestmark = pytest.mark.level(5)
 LINKS = (NVLINK, NETWORK, LAT_NV, LAT_NET)
 G = 10**9
 
@@ -50,8 +48,7 @@ def incident():
 # --- the prompt's example ----------------------------------------------------------------
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("triage: the prompt's incident, every field")
+@graded(5, 3, "triage: the prompt's incident, every field")
 def test_prompt_example(impl):
     case = incident()
     got = run(impl, *case)
@@ -59,8 +56,7 @@ def test_prompt_example(impl):
     assert same(got, want), f"Called triage on the prompt's incident. Returned {got!r}, expected {want!r}."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("triage returns a Triage whose fields are the prompt's (a dataclass, compared field by field)")
+@graded(5, 1, "triage returns a Triage whose fields are the prompt's (a dataclass, compared field by field)")
 def test_returns_triage(impl):
     case = incident()
     got = impl.triage(impl.Cluster(*case[0]), impl.Links(*LINKS), *case[1:])
@@ -70,8 +66,7 @@ def test_returns_triage(impl):
 # --- what the maps say ----------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("crossing comes from `after` only; moved lists every rank whose GPU changed, even inside one domain")
+@graded(5, 2, "crossing comes from `after` only; moved lists every rank whose GPU changed, even inside one domain")
 def test_crossing_and_moved(impl):
     before = [0, 1, 2, 3, 8, 9, 10, 11]
     after = [1, 0, 2, 3, 8, 9, 12, 17]  # ranks 0-1 swapped inside domain 0; group 1 now crosses
@@ -84,8 +79,7 @@ def test_crossing_and_moved(impl):
     check_field(impl, 1, case, [3])
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("every crossing group is listed, ascending")
+@graded(5, 1, "every crossing group is listed, ascending")
 def test_several_crossing(impl):
     after = [0, 8, 1, 2, 3, 4, 16, 9]
     case = ((3, 8, frozenset()), 2, list(range(8)), after, [40 * G] * 8, ones(8))
@@ -95,8 +89,7 @@ def test_several_crossing(impl):
 # --- what the measurements say -----------------------------------------------------------
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("suspects ranked by measured / nominal, not by measured bandwidth (a crossing group's nominal is the network's)")
+@graded(5, 3, "suspects ranked by measured / nominal, not by measured bandwidth (a crossing group's nominal is the network's)")
 def test_suspects_by_ratio_not_raw_bandwidth(impl):
     # group 0: 200/450 = 0.44; group 1: 150/450 = 0.33; group 2: healthy; group 3 crosses: 20/50 = 0.4
     after = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17]
@@ -105,8 +98,7 @@ def test_suspects_by_ratio_not_raw_bandwidth(impl):
     check_field(impl, 2, case, [1, 3, 0])
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("a crossing group that gets what the network gives (45 of 50 GB/s) is not a suspect, though its bandwidth is the lowest")
+@graded(5, 2, "a crossing group that gets what the network gives (45 of 50 GB/s) is not a suspect, though its bandwidth is the lowest")
 def test_crossing_at_network_speed_is_not_a_suspect(impl):
     after = [0, 1, 2, 3, 4, 5, 8, 9]
     busbw = [400 * G] * 4 + [45 * G] * 4
@@ -116,8 +108,7 @@ def test_crossing_at_network_speed_is_not_a_suspect(impl):
     check_field(impl, 2, case[:4] + (busbw, ones(8)), [0])
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("exactly half the nominal bus bandwidth is not a suspect (NVLink 225 of 450, network 25 of 50)")
+@graded(5, 1, "exactly half the nominal bus bandwidth is not a suspect (NVLink 225 of 450, network 25 of 50)")
 def test_exactly_half_is_not_a_suspect(impl):
     after = [0, 1, 2, 3, 4, 5, 8, 9]
     case = ((2, 8, frozenset()), 4, list(range(8)), after, [225 * G] * 4 + [25 * G] * 4, ones(8))
@@ -126,8 +117,7 @@ def test_exactly_half_is_not_a_suspect(impl):
     check_field(impl, 2, case, [1, 0])  # one byte/s short of half: 1 in 50e9 is a larger share than 1 in 450e9
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a group's measured bus bandwidth is its slowest rank's, wherever that rank is in the group")
+@graded(5, 1, "a group's measured bus bandwidth is its slowest rank's, wherever that rank is in the group")
 def test_measured_is_the_slowest_rank(impl):
     after = list(range(8))
     busbw = [400 * G, 400 * G, 400 * G, 100 * G, 100 * G, 400 * G, 400 * G, 400 * G]
@@ -135,16 +125,14 @@ def test_measured_is_the_slowest_rank(impl):
     check_field(impl, 2, case, [0, 1])  # equal ratios: the lower index first
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("suspects with equal ratios go lower index first, even when the later one's raw bandwidth is lower")
+@graded(5, 1, "suspects with equal ratios go lower index first, even when the later one's raw bandwidth is lower")
 def test_suspect_ties_by_index(impl):
     after = [0, 1, 2, 3, 4, 5, 8, 9]  # group 0 inside (180/450), group 1 crosses (20/50): both 2/5
     case = ((2, 8, frozenset()), 4, list(range(8)), after, [180 * G] * 4 + [20 * G] * 4, ones(8))
     check_field(impl, 2, case, [0, 1])
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("slowest: the group holding the largest rank step time; ties to the lower index")
+@graded(5, 1, "slowest: the group holding the largest rank step time; ties to the lower index")
 def test_slowest_group(impl):
     after = list(range(12))
     steps = [F(1), F(1), F(1), F(3, 2), F(6, 5), F(6, 5), F(6, 5), F(6, 5), F(1), F(3, 2), F(1), F(1)]
@@ -157,8 +145,7 @@ def test_slowest_group(impl):
 # --- the remap ---------------------------------------------------------------------------------
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("remap: the domain already holding most of the group's ranks restarts the fewest")
+@graded(5, 2, "remap: the domain already holding most of the group's ranks restarts the fewest")
 def test_remap_fewest_restarts(impl):
     after = [0, 1, 2, 3, 12, 13, 14, 5]  # group 1: three ranks in domain 1, one in domain 0
     case = ((2, 8, frozenset()), 4, list(range(8)), after, [400 * G] * 8, ones(8))
@@ -166,8 +153,7 @@ def test_remap_fewest_restarts(impl):
     check_field(impl, 5, case, False)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("remap: a tie in restarts goes to the lower domain, and tie says so")
+@graded(5, 2, "remap: a tie in restarts goes to the lower domain, and tie says so")
 def test_remap_tie(impl):
     after = [6, 7, 8, 9]  # two ranks in each of domains 0 and 1
     case = ((3, 8, frozenset()), 4, [0, 1, 2, 3], after, [45 * G] * 4, ones(4))
@@ -175,16 +161,14 @@ def test_remap_tie(impl):
     check_field(impl, 5, case, True)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("remap: restarting ranks, in rank order, take the lowest-numbered free GPUs of the domain")
+@graded(5, 1, "remap: restarting ranks, in rank order, take the lowest-numbered free GPUs of the domain")
 def test_remap_lowest_free_gpus(impl):
     after = [15, 2, 1, 14]  # domain 0 and 1 tie at two restarts; domain 0 wins
     case = ((2, 8, frozenset()), 4, [0, 1, 2, 3], after, [45 * G] * 4, ones(4))
     check_field(impl, 4, case, {0: 0, 3: 3})
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("remap: down GPUs and GPUs held by groups that stay are not room (the domain with most ranks can be full)")
+@graded(5, 2, "remap: down GPUs and GPUs held by groups that stay are not room (the domain with most ranks can be full)")
 def test_remap_room(impl):
     after = [0, 1, 2, 4, 5, 6]  # group 1 = GPUs 2 and 4 crosses; GPU 3 is down
     case = ((3, 4, frozenset({3})), 2, list(range(6)), after, [400 * G] * 6, ones(6))
@@ -192,8 +176,7 @@ def test_remap_room(impl):
     check_field(impl, 5, case, False)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("remap: GPUs that restarting ranks leave are free for another crossing group")
+@graded(5, 2, "remap: GPUs that restarting ranks leave are free for another crossing group")
 def test_remap_swap_through_freed_gpus(impl):
     after = [0, 2, 1, 3]  # both groups straddle two 2-GPU domains: only a swap fixes them
     case = ((2, 2, frozenset()), 2, [0, 1, 2, 3], after, [40 * G] * 4, ones(4))
@@ -201,8 +184,7 @@ def test_remap_swap_through_freed_gpus(impl):
     check_field(impl, 5, case, True)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("remap: crossing groups compete for a domain's room; the choice is made for all of them together")
+@graded(5, 2, "remap: crossing groups compete for a domain's room; the choice is made for all of them together")
 def test_remap_crossing_groups_compete(impl):
     after = [0, 4, 1, 5, 8, 9, 10, 11]  # groups 0 and 1 cross; domain 0 has room for one group only
     case = ((3, 4, frozenset({2, 3})), 2, list(range(8)), after, [40 * G] * 8, ones(8))
@@ -210,8 +192,7 @@ def test_remap_crossing_groups_compete(impl):
     check_field(impl, 5, case, True)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("remap: two crossing groups sent to one domain take different GPUs (the first group's are no longer free)")
+@graded(5, 1, "remap: two crossing groups sent to one domain take different GPUs (the first group's are no longer free)")
 def test_remap_two_groups_into_one_domain(impl):
     after = [0, 8, 1, 9]  # both groups straddle domains 0 and 2; domain 0 has room for both
     case = ((3, 4, frozenset()), 2, [0, 1, 2, 3], after, [40 * G] * 4, ones(4))
@@ -219,24 +200,21 @@ def test_remap_two_groups_into_one_domain(impl):
     check_field(impl, 5, case, True)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("a bus bandwidth of 0 is valid (a hung all-reduce) and makes its group the worst suspect")
+@graded(5, 1, "a bus bandwidth of 0 is valid (a hung all-reduce) and makes its group the worst suspect")
 def test_zero_bandwidth_is_valid(impl):
     after = [0, 1, 2, 3, 4, 5, 6, 7]
     case = ((1, 8, frozenset()), 4, list(range(8)), after, [100 * G] * 4 + [400 * G, 0, 400 * G, 400 * G], ones(8))
     check_field(impl, 2, case, [1, 0])
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("remap is None (and tie False) when no domain has room for a crossing group")
+@graded(5, 1, "remap is None (and tie False) when no domain has room for a crossing group")
 def test_remap_impossible(impl):
     case = ((2, 2, frozenset({1, 3})), 2, [0, 1], [0, 2], [40 * G] * 2, ones(2))
     check_field(impl, 4, case, None)
     check_field(impl, 5, case, False)
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("nothing crosses: remap is {} and tie is False")
+@graded(5, 1, "nothing crosses: remap is {} and tie is False")
 def test_remap_nothing_crosses(impl):
     case = ((2, 4, frozenset()), 2, [0, 1, 4, 5], [1, 0, 6, 7], [400 * G] * 4, ones(4))
     check_field(impl, 4, case, {})
@@ -267,8 +245,7 @@ def incidents(draw):
     return (num_domains, size, down), tp, before, after, busbw, steps
 
 
-@pytest.mark.points(3)
-@pytest.mark.edge("triage matches a literal oracle (every choice of domains simulated rank by rank) on generated incidents")
+@graded(5, 3, "triage matches a literal oracle (every choice of domains simulated rank by rank) on generated incidents")
 @property_settings(80)
 @given(case=incidents())
 @example(case=incident())
@@ -280,8 +257,7 @@ def test_matches_oracle(impl, case):
     assert same(got, want), f"Called {call_text(*case)}. Returned {got!r}, expected {want!r}."
 
 
-@pytest.mark.points(1)
-@pytest.mark.edge("triage modifies none of its arguments")
+@graded(5, 1, "triage modifies none of its arguments")
 def test_arguments_unchanged(impl):
     case = incident()
     kept = copy.deepcopy(case)
@@ -305,8 +281,7 @@ def call_with(impl, cluster=CLUSTER, links=LINKS, tp=4, before=None, after=None,
     return impl.triage(impl.Cluster(*cluster), impl.Links(*links), tp, before, after, busbw, step_times)
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("triage: tp, before and after rejected with their names (bool tp, tp 1, short/duplicate/bad-element maps, after on a down GPU)")
+@graded(5, 2, "triage: tp, before and after rejected with their names (bool tp, tp 1, short/duplicate/bad-element maps, after on a down GPU)")
 def test_invalid_maps(impl):
     after = incident()[3]
     for bad in (True, 1, 4.0, None, "4"):
@@ -318,8 +293,7 @@ def test_invalid_maps(impl):
         check_raises(lambda: call_with(impl, after=bad), "after", f"triage(.., after={bad!r}, ..)")
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("triage: busbw and step_times rejected with their names (float, bool, negative or zero entries, late in the list; wrong length)")
+@graded(5, 2, "triage: busbw and step_times rejected with their names (float, bool, negative or zero entries, late in the list; wrong length)")
 def test_invalid_samples(impl):
     for bad in ([400 * G] * 15 + [1.0], [400 * G] * 15 + [True], [400 * G] * 15 + [-1], [400 * G] * 15,
                 [400 * G] * 17, None, tuple([400 * G] * 16)):
@@ -339,8 +313,7 @@ BAD = (("cluster", (0, 8, frozenset()), "num_domains"), ("links", (0, NETWORK, L
        ("step_times", [0.5], "step_times"))
 
 
-@pytest.mark.points(2)
-@pytest.mark.edge("triage: with two invalid arguments, the earlier one in the signature is named (every pair)")
+@graded(5, 2, "triage: with two invalid arguments, the earlier one in the signature is named (every pair)")
 def test_validation_order_every_pair(impl):
     for i, (first, bad_first, name) in enumerate(BAD):
         for second, bad_second, _ in BAD[i + 1:]:

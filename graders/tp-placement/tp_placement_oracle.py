@@ -16,6 +16,7 @@ from kata.strict import same
 NVLINK, NETWORK = (int(INTERCONNECTS[k].bandwidth) for k in ("nvlink", "network"))
 LAT_NV, LAT_NET = (F(INTERCONNECTS[k].latency).limit_denominator(10**9)
                    for k in ("nvlink", "network"))
+LINKS = (NVLINK, NETWORK, LAT_NV, LAT_NET)  # the Links most tests use
 assert same((NVLINK, NETWORK, LAT_NV, LAT_NET), (450 * 10**9, 50 * 10**9, F(1, 10**6), F(5, 10**6)))  # the prompt's
 
 

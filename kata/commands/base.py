@@ -151,7 +151,7 @@ def _version(value: bool) -> None:
 def main(
     workbook: Path | None = typer.Option(
         None, "--workbook", envvar="KATA_WORKBOOK",
-        help="A workbook folder (katas/, solutions/, graders/, exams/) to use instead of this one.",
+        help="A workbook folder (kata init made it, or one with katas/) to use instead of this one.",
     ),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print kata's version and exit."),
