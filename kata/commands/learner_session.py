@@ -307,8 +307,11 @@ def _print_submitted(graded, views, level_table, test_lines) -> None:
         say(f"Recorded for session {v.session}{v.share}. Details open after the "
             "session (`kata finish`, then `kata review`).")
         for lv in g.opened:
-            say(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; "
-                f"`kata check {g.kata.slug}` runs its examples.", markup=True)
+            from kata.workspace import visible_file
+
+            examples = _rel(workbook(settle=False), visible_file(workbook(settle=False), g.kata))
+            say(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; its examples "
+                f"are in {examples} (`kata check {g.kata.slug}` runs them).", markup=True)
 
 
 @app.command()
