@@ -3,132 +3,210 @@
 
 from hypothesis import example, given
 from hypothesis import strategies as st
-from kv_block_store_oracle import KEYS, SIZES, TENANTS, oracle, plain_stream, seeded_plain
+from kv_block_store_oracle import KEYS, SIZES, TENANTS, case, oracle, plain_stream, scenarios, seeded_plain
 
 from kata.checks import graded, property_settings, query_rows, run_queries
 
 PROPERTY = property_settings(40)
 
 
-@graded(1, 3, "the prompt's level-1 example")
-def test_prompt_example(impl):
-    run_queries(impl, *query_rows([
-        ("PUT acme blk:a1 64", "true"),
-        ("PUT acme blk:a1 128", "false"),
-        ("PUT zeta blk:a1 0", "true"),
-        ("GET acme blk:a1", "128"),
-        ("GET zeta blk:a1", "0"),
-        ("GET zeta blk:zz", ""),
-        ("USAGE zeta", "1,0"),
-        ("DELETE acme blk:a1", "true"),
-        ("DELETE acme blk:a1", "false"),
-        ("USAGE acme", "0,0"),
-        ("DROP zeta", "1"),
-        ("DROP zeta", "0"),
-    ]))
+test_scenario = scenarios(  # case(id, level, points, edge, the queries and their answers as text)
+    case("prompt_example", 1, 3, "the prompt's level-1 example", """
+        PUT acme blk:a1 64 -> true
+        PUT acme blk:a1 128 -> false
+        PUT zeta blk:a1 0 -> true
+        GET acme blk:a1 -> 128
+        GET zeta blk:a1 -> 0
+        GET zeta blk:zz -> ''
+        USAGE zeta -> 1,0
+        DELETE acme blk:a1 -> true
+        DELETE acme blk:a1 -> false
+        USAGE acme -> 0,0
+        DROP zeta -> 1
+        DROP zeta -> 0
+    """),
+    case("put_new_then_get", 1, 1, "a PUT of a new block answers \"true\" and GET answers its size", """
+        PUT t blk:1 4096 -> true
+        GET t blk:1 -> 4096
+    """),
+    case("put_replaces", 1, 2, "a PUT of a held key answers \"false\" and the new size replaces the old one", """
+        PUT t k 10 -> true
+        PUT t k 3 -> false
+        GET t k -> 3
+        USAGE t -> 1,3
+    """),
+    case("put_same_size_again", 1, 1, "a PUT of a held key with the same size still answers \"false\"", """
+        PUT t k 10 -> true
+        PUT t k 10 -> false
+        USAGE t -> 1,10
+    """),
+    case("put_replaces_with_larger", 1, 1, "a replace to a larger size forgets the old one too", """
+        PUT t k 3 -> true
+        PUT t k 300 -> false
+        GET t k -> 300
+        USAGE t -> 1,300
+    """),
+    case("get_missing_key", 1, 1, "GET of a key the tenant never held answers \"\"", """
+        PUT t k 1 -> true
+        GET t other -> ''
+    """),
+    case("get_unknown_tenant", 1, 1, "GET for a tenant never named answers \"\"", """
+        GET nobody k -> ''
+        PUT t k 1 -> true
+        GET nobody k -> ''
+    """),
+    case("zero_size_block_is_held", 1, 2, "a block of size 0 is held: GET answers \"0\", not \"\"", """
+        PUT t k 0 -> true
+        GET t k -> 0
+        USAGE t -> 1,0
+    """),
+    case("zero_size_block_replace_and_delete", 1, 2,
+         "replacing a block of size 0 answers \"false\"; deleting it answers \"true\"", """
+        PUT t k 0 -> true
+        PUT t k 0 -> false
+        DELETE t k -> true
+        DELETE t k -> false
+        GET t k -> ''
+    """),
+    case("delete_then_get", 1, 2, "DELETE of a held block answers \"true\", and GET then answers \"\"", """
+        PUT t k 7 -> true
+        DELETE t k -> true
+        GET t k -> ''
+        USAGE t -> 0,0
+    """),
+    case("delete_missing", 1, 1, "DELETE of a key never held answers \"false\" and changes nothing", """
+        PUT t k 7 -> true
+        DELETE t x -> false
+        DELETE u k -> false
+        GET t k -> 7
+        USAGE t -> 1,7
+    """),
+    case("put_after_delete_is_new", 1, 2, "a PUT after a DELETE of the same key is a new block: \"true\"", """
+        PUT t k 7 -> true
+        DELETE t k -> true
+        PUT t k 2 -> true
+        GET t k -> 2
+        USAGE t -> 1,2
+    """),
+    case("keys_belong_to_their_tenant", 1, 2,
+         "the same key under two tenants is two blocks: deleting one leaves the other", """
+        PUT a k 1 -> true
+        PUT b k 2 -> true
+        GET a k -> 1
+        GET b k -> 2
+        DELETE a k -> true
+        GET b k -> 2
+        GET a k -> ''
+        USAGE b -> 1,2
+    """),
+    case("tenant_key_concatenation_does_not_collide", 1, 2,
+         "tenant and key are kept apart: (\"ab\", \"c\") and (\"a\", \"bc\") are different blocks", """
+        PUT ab c 1 -> true
+        PUT a bc 2 -> true
+        GET ab c -> 1
+        GET a bc -> 2
+        USAGE a -> 1,2
+        USAGE ab -> 1,1
+    """),
+    case("case_sensitive", 1, 1, "tenants and keys are case-sensitive", """
+        PUT t k 1 -> true
+        PUT t K 2 -> true
+        PUT T k 3 -> true
+        GET t k -> 1
+        GET t K -> 2
+        GET T k -> 3
+        USAGE t -> 2,3
+    """),
+    case("prefix_keys_are_distinct", 1, 1, "a key that starts another key is a different block (k, k1, k10)", """
+        PUT t k 1 -> true
+        PUT t k1 2 -> true
+        PUT t k10 3 -> true
+        DELETE t k1 -> true
+        GET t k -> 1
+        GET t k10 -> 3
+        USAGE t -> 2,4
+    """),
+    case("usage_unknown_tenant", 1, 1, "USAGE of a tenant never named answers \"0,0\"", """
+        USAGE nobody -> 0,0
+        PUT t k 5 -> true
+        USAGE nobody -> 0,0
+    """),
+    case("usage_counts_and_sums", 1, 2, "USAGE is \"<blocks>,<bytes>\": the count first, then the sum of the sizes", """
+        PUT t a 100 -> true
+        PUT t b 20 -> true
+        PUT t c 3 -> true
+        USAGE t -> 3,123
+        DELETE t b -> true
+        USAGE t -> 2,103
+    """),
+    case("usage_counts_zero_size_blocks", 1, 1, "USAGE counts blocks of size 0", """
+        PUT t a 0 -> true
+        PUT t b 0 -> true
+        USAGE t -> 2,0
+    """),
+    case("drop_removes_all", 1, 2, "DROP removes every block of the tenant and answers how many", """
+        PUT t a 1 -> true
+        PUT t b 2 -> true
+        PUT t c 0 -> true
+        DROP t -> 3
+        GET t a -> ''
+        GET t c -> ''
+        USAGE t -> 0,0
+    """),
+    case("drop_unknown_tenant", 1, 1, "DROP of a tenant never named answers \"0\"", """
+        DROP nobody -> 0
+        PUT t k 1 -> true
+        DROP nobody -> 0
+        GET t k -> 1
+    """),
+    case("drop_twice", 1, 1, "a second DROP answers \"0\"", """
+        PUT t a 1 -> true
+        DROP t -> 1
+        DROP t -> 0
+    """),
+    case("drop_counts_only_held_blocks", 1, 2,
+         "DROP counts only the blocks held now, not the ones deleted or replaced before", """
+        PUT t a 1 -> true
+        PUT t b 2 -> true
+        PUT t b 3 -> false
+        PUT t c 4 -> true
+        DELETE t a -> true
+        DROP t -> 2
+    """),
+    case("drop_one_tenant_only", 1, 1, "DROP leaves the other tenants' blocks, same keys included", """
+        PUT a k 1 -> true
+        PUT b k 2 -> true
+        PUT ab k 3 -> true
+        DROP a -> 1
+        GET b k -> 2
+        GET ab k -> 3
+        USAGE b -> 1,2
+    """),
+    case("put_after_drop", 1, 2, "after a DROP, a PUT of a dropped key is new again", """
+        PUT t a 5 -> true
+        PUT t b 6 -> true
+        DROP t -> 2
+        PUT t a 7 -> true
+        USAGE t -> 1,7
+        DROP t -> 1
+    """),
+    case("usage_after_history", 1, 2, "USAGE counts only the blocks held now, after deletes, replaces and drops", """
+        PUT t a 5 -> true
+        PUT t b 6 -> true
+        DELETE t a -> true
+        PUT t b 1 -> false
+        USAGE t -> 1,1
+        DROP t -> 1
+        USAGE t -> 0,0
+        PUT t c 2 -> true
+        USAGE t -> 1,2
+    """),
+)
 
 
 @graded(1, 1, "no queries: an empty list of answers")
 def test_no_queries(impl):
     run_queries(impl, [], [])
-
-
-@graded(1, 1, "a PUT of a new block answers \"true\" and GET answers its size")
-def test_put_new_then_get(impl):
-    run_queries(impl, *query_rows([("PUT t blk:1 4096", "true"), ("GET t blk:1", "4096")]))
-
-
-@graded(1, 2, "a PUT of a held key answers \"false\" and the new size replaces the old one")
-def test_put_replaces(impl):
-    run_queries(impl, *query_rows([("PUT t k 10", "true"), ("PUT t k 3", "false"), ("GET t k", "3"), ("USAGE t", "1,3")]))
-
-
-@graded(1, 1, "a PUT of a held key with the same size still answers \"false\"")
-def test_put_same_size_again(impl):
-    run_queries(impl, *query_rows([("PUT t k 10", "true"), ("PUT t k 10", "false"), ("USAGE t", "1,10")]))
-
-
-@graded(1, 1, "a replace to a larger size forgets the old one too")
-def test_put_replaces_with_larger(impl):
-    run_queries(impl, *query_rows([("PUT t k 3", "true"), ("PUT t k 300", "false"), ("GET t k", "300"), ("USAGE t", "1,300")]))
-
-
-@graded(1, 1, "GET of a key the tenant never held answers \"\"")
-def test_get_missing_key(impl):
-    run_queries(impl, *query_rows([("PUT t k 1", "true"), ("GET t other", "")]))
-
-
-@graded(1, 1, "GET for a tenant never named answers \"\"")
-def test_get_unknown_tenant(impl):
-    run_queries(impl, *query_rows([("GET nobody k", ""), ("PUT t k 1", "true"), ("GET nobody k", "")]))
-
-
-@graded(1, 2, "a block of size 0 is held: GET answers \"0\", not \"\"")
-def test_zero_size_block_is_held(impl):
-    run_queries(impl, *query_rows([("PUT t k 0", "true"), ("GET t k", "0"), ("USAGE t", "1,0")]))
-
-
-@graded(1, 2, "replacing a block of size 0 answers \"false\"; deleting it answers \"true\"")
-def test_zero_size_block_replace_and_delete(impl):
-    run_queries(impl, *query_rows([("PUT t k 0", "true"), ("PUT t k 0", "false"), ("DELETE t k", "true"),
-                      ("DELETE t k", "false"), ("GET t k", "")]))
-
-
-@graded(1, 2, "DELETE of a held block answers \"true\", and GET then answers \"\"")
-def test_delete_then_get(impl):
-    run_queries(impl, *query_rows([("PUT t k 7", "true"), ("DELETE t k", "true"), ("GET t k", ""), ("USAGE t", "0,0")]))
-
-
-@graded(1, 1, "DELETE of a key never held answers \"false\" and changes nothing")
-def test_delete_missing(impl):
-    run_queries(impl, *query_rows([("PUT t k 7", "true"), ("DELETE t x", "false"), ("DELETE u k", "false"),
-                      ("GET t k", "7"), ("USAGE t", "1,7")]))
-
-
-@graded(1, 2, "a PUT after a DELETE of the same key is a new block: \"true\"")
-def test_put_after_delete_is_new(impl):
-    run_queries(impl, *query_rows([("PUT t k 7", "true"), ("DELETE t k", "true"), ("PUT t k 2", "true"),
-                      ("GET t k", "2"), ("USAGE t", "1,2")]))
-
-
-@graded(1, 2, "the same key under two tenants is two blocks: deleting one leaves the other")
-def test_keys_belong_to_their_tenant(impl):
-    run_queries(impl, *query_rows([("PUT a k 1", "true"), ("PUT b k 2", "true"), ("GET a k", "1"), ("GET b k", "2"),
-                      ("DELETE a k", "true"), ("GET b k", "2"), ("GET a k", ""), ("USAGE b", "1,2")]))
-
-
-@graded(1, 2, "tenant and key are kept apart: (\"ab\", \"c\") and (\"a\", \"bc\") are different blocks")
-def test_tenant_key_concatenation_does_not_collide(impl):
-    run_queries(impl, *query_rows([("PUT ab c 1", "true"), ("PUT a bc 2", "true"), ("GET ab c", "1"), ("GET a bc", "2"),
-                      ("USAGE a", "1,2"), ("USAGE ab", "1,1")]))
-
-
-@graded(1, 1, "tenants and keys are case-sensitive")
-def test_case_sensitive(impl):
-    run_queries(impl, *query_rows([("PUT t k 1", "true"), ("PUT t K 2", "true"), ("PUT T k 3", "true"), ("GET t k", "1"),
-                      ("GET t K", "2"), ("GET T k", "3"), ("USAGE t", "2,3")]))
-
-
-@graded(1, 1, "a key that starts another key is a different block (k, k1, k10)")
-def test_prefix_keys_are_distinct(impl):
-    run_queries(impl, *query_rows([("PUT t k 1", "true"), ("PUT t k1 2", "true"), ("PUT t k10 3", "true"),
-                      ("DELETE t k1", "true"), ("GET t k", "1"), ("GET t k10", "3"), ("USAGE t", "2,4")]))
-
-
-@graded(1, 1, "USAGE of a tenant never named answers \"0,0\"")
-def test_usage_unknown_tenant(impl):
-    run_queries(impl, *query_rows([("USAGE nobody", "0,0"), ("PUT t k 5", "true"), ("USAGE nobody", "0,0")]))
-
-
-@graded(1, 2, "USAGE is \"<blocks>,<bytes>\": the count first, then the sum of the sizes")
-def test_usage_counts_and_sums(impl):
-    run_queries(impl, *query_rows([("PUT t a 100", "true"), ("PUT t b 20", "true"), ("PUT t c 3", "true"),
-                      ("USAGE t", "3,123"), ("DELETE t b", "true"), ("USAGE t", "2,103")]))
-
-
-@graded(1, 1, "USAGE counts blocks of size 0")
-def test_usage_counts_zero_size_blocks(impl):
-    run_queries(impl, *query_rows([("PUT t a 0", "true"), ("PUT t b 0", "true"), ("USAGE t", "2,0")]))
 
 
 @graded(1, 2, "sizes up to 10^18 add up exactly, past 2**53 and past 10^18")
@@ -137,47 +215,6 @@ def test_big_sizes_exact(impl):
     odd = 2**53 + 1
     run_queries(impl, *query_rows([(f"PUT t a {big}", "true"), (f"PUT t b {big}", "true"), (f"PUT t c {odd}", "true"),
                       ("GET t c", str(odd)), ("USAGE t", f"3,{2 * big + odd}")]))
-
-
-@graded(1, 2, "DROP removes every block of the tenant and answers how many")
-def test_drop_removes_all(impl):
-    run_queries(impl, *query_rows([("PUT t a 1", "true"), ("PUT t b 2", "true"), ("PUT t c 0", "true"), ("DROP t", "3"),
-                      ("GET t a", ""), ("GET t c", ""), ("USAGE t", "0,0")]))
-
-
-@graded(1, 1, "DROP of a tenant never named answers \"0\"")
-def test_drop_unknown_tenant(impl):
-    run_queries(impl, *query_rows([("DROP nobody", "0"), ("PUT t k 1", "true"), ("DROP nobody", "0"), ("GET t k", "1")]))
-
-
-@graded(1, 1, "a second DROP answers \"0\"")
-def test_drop_twice(impl):
-    run_queries(impl, *query_rows([("PUT t a 1", "true"), ("DROP t", "1"), ("DROP t", "0")]))
-
-
-@graded(1, 2, "DROP counts only the blocks held now, not the ones deleted or replaced before")
-def test_drop_counts_only_held_blocks(impl):
-    run_queries(impl, *query_rows([("PUT t a 1", "true"), ("PUT t b 2", "true"), ("PUT t b 3", "false"),
-                      ("PUT t c 4", "true"), ("DELETE t a", "true"), ("DROP t", "2")]))
-
-
-@graded(1, 1, "DROP leaves the other tenants' blocks, same keys included")
-def test_drop_one_tenant_only(impl):
-    run_queries(impl, *query_rows([("PUT a k 1", "true"), ("PUT b k 2", "true"), ("PUT ab k 3", "true"), ("DROP a", "1"),
-                      ("GET b k", "2"), ("GET ab k", "3"), ("USAGE b", "1,2")]))
-
-
-@graded(1, 2, "after a DROP, a PUT of a dropped key is new again")
-def test_put_after_drop(impl):
-    run_queries(impl, *query_rows([("PUT t a 5", "true"), ("PUT t b 6", "true"), ("DROP t", "2"), ("PUT t a 7", "true"),
-                      ("USAGE t", "1,7"), ("DROP t", "1")]))
-
-
-@graded(1, 2, "USAGE counts only the blocks held now, after deletes, replaces and drops")
-def test_usage_after_history(impl):
-    run_queries(impl, *query_rows([("PUT t a 5", "true"), ("PUT t b 6", "true"), ("DELETE t a", "true"), ("PUT t b 1", "false"),
-                      ("USAGE t", "1,1"), ("DROP t", "1"), ("USAGE t", "0,0"), ("PUT t c 2", "true"),
-                      ("USAGE t", "1,2")]))
 
 
 @graded(1, 2, "answers are str: \"true\", not True; \"5\", not 5; one answer per query")

@@ -2,17 +2,16 @@
 
 
 from hypothesis import example, given
-from replica_router_oracle import oracle, queries_up_to
+from replica_router_oracle import case, oracle, queries_up_to, scenarios
 
-from kata.checks import graded, property_settings, query_lines, run_queries
+from kata.checks import graded, property_settings, run_queries
 
 PROPERTY = property_settings(60)
 BIG = 10**18
 
 
-@graded(1, 3, "the prompt's level-1 example")
-def test_prompt_example(impl):
-    run_queries(impl, *query_lines("""
+test_scenario = scenarios(  # case(id, level, points, edge, the queries and their answers as text)
+    case("prompt_example", 1, 3, "the prompt's level-1 example", """
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 1 -> true
         ADD_REPLICA r1 5 -> false
@@ -25,85 +24,50 @@ def test_prompt_example(impl):
         STATUS d -> r2
         COMPLETE b -> false
         STATUS b -> ''
-    """))
-
-
-@graded(1, 1, "no queries: an empty list")
-def test_no_queries(impl):
-    run_queries(impl, [], [])
-
-
-@graded(1, 2, "ADD_REPLICA with an id already taken returns false and keeps the first capacity")
-def test_duplicate_replica_keeps_first_capacity(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("duplicate_replica_keeps_first_capacity", 1, 2,
+         "ADD_REPLICA with an id already taken returns false and keeps the first capacity", """
         ADD_REPLICA r1 1 -> true
         ADD_REPLICA r1 5 -> false
         ROUTE a t -> r1
         ROUTE b t -> queued   # still one slot
-    """))
-
-
-@graded(1, 2, "capacity 0 is rejected (capacity < 1), and the id stays free")
-def test_capacity_zero_rejected(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("capacity_zero_rejected", 1, 2, "capacity 0 is rejected (capacity < 1), and the id stays free", """
         ADD_REPLICA r1 0 -> false
         ROUTE a t -> queued
         ADD_REPLICA r1 1 -> true
         STATUS a -> r1
-    """))
-
-
-@graded(1, 1, "a negative capacity is rejected")
-def test_negative_capacity_rejected(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("negative_capacity_rejected", 1, 1, "a negative capacity is rejected", """
         ADD_REPLICA r1 -3 -> false
         ROUTE a t -> queued
-    """))
-
-
-@graded(1, 1, "capacity 1, the smallest allowed, is accepted")
-def test_capacity_one_accepted(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("capacity_one_accepted", 1, 1, "capacity 1, the smallest allowed, is accepted", """
         ADD_REPLICA solo 1 -> true
         ROUTE a t -> solo
         ROUTE b t -> queued
-    """))
-
-
-@graded(1, 1, "ROUTE with no replica at all waits")
-def test_route_without_replicas_waits(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("route_without_replicas_waits", 1, 1, "ROUTE with no replica at all waits", """
         ROUTE a t -> queued
         STATUS a -> queued
         ROUTE b u -> queued
-    """))
-
-
-@graded(1, 3, "least loaded is running/capacity, not the fewest running requests")
-def test_load_is_a_ratio_not_a_count(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("load_is_a_ratio_not_a_count", 1, 3, "least loaded is running/capacity, not the fewest running requests", """
         ADD_REPLICA big 10 -> true
         ADD_REPLICA small 2 -> true
         ROUTE a t -> big      # 0/10 and 0/2: tie, big < small
         ROUTE b t -> small    # 1/10 against 0/2
         ROUTE c t -> big      # 1/10 against 1/2
         ROUTE d t -> big      # 2/10 against 1/2: big has more requests but less load
-    """))
-
-
-@graded(1, 2, "equal loads go to the smallest id, not to the replica added first")
-def test_tie_goes_to_smallest_id_not_first_added(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("tie_goes_to_smallest_id_not_first_added", 1, 2,
+         "equal loads go to the smallest id, not to the replica added first", """
         ADD_REPLICA r2 1 -> true
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> r2
-    """))
-
-
-@graded(1, 2, "ids compare by code point: r10 before r9, Z before a")
-def test_ids_compare_by_code_point(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("ids_compare_by_code_point", 1, 2, "ids compare by code point: r10 before r9, Z before a", """
         ADD_REPLICA r9 1 -> true
         ADD_REPLICA r10 1 -> true
         ADD_REPLICA a 1 -> true
@@ -112,24 +76,17 @@ def test_ids_compare_by_code_point(impl):
         ROUTE q2 t -> a
         ROUTE q3 t -> r10
         ROUTE q4 t -> r9
-    """))
-
-
-@graded(1, 2, "equal loads with different capacities (1/2 and 2/4) tie, so the smaller id wins")
-def test_equal_fractions_tie(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("equal_fractions_tie", 1, 2,
+         "equal loads with different capacities (1/2 and 2/4) tie, so the smaller id wins", """
         ADD_REPLICA x 4 -> true
         ADD_REPLICA w 2 -> true
         ROUTE a t -> w     # 0/4 and 0/2
         ROUTE b t -> x     # 0/4 against 1/2
         ROUTE c t -> x     # 1/4 against 1/2
         ROUTE d t -> w     # 2/4 equals 1/2: w < x
-    """))
-
-
-@graded(1, 2, "a replica with running == capacity is full and skipped")
-def test_full_replica_skipped(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("full_replica_skipped", 1, 2, "a replica with running == capacity is full and skipped", """
         ADD_REPLICA a 1 -> true
         ADD_REPLICA b 3 -> true
         ROUTE q1 t -> a
@@ -137,23 +94,16 @@ def test_full_replica_skipped(impl):
         ROUTE q3 t -> b
         ROUTE q4 t -> b
         ROUTE q5 t -> queued
-    """))
-
-
-@graded(1, 3, "loads compared exactly: 1/(10**18 - 1) is more than 1/10**18 (floats call them equal)")
-def test_exact_load_past_float_precision(impl):
-    run_queries(impl, *query_lines(f"""
+    """),
+    case("exact_load_past_float_precision", 1, 3,
+         "loads compared exactly: 1/(10**18 - 1) is more than 1/10**18 (floats call them equal)", f"""
         ADD_REPLICA a {BIG - 1} -> true
         ADD_REPLICA b {BIG} -> true
         ROUTE q1 t -> a
         ROUTE q2 t -> b
         ROUTE q3 t -> b    # a: 1/(10**18 - 1) > b: 1/10**18
-    """))
-
-
-@graded(1, 1, "capacities up to 10**18 are kept exactly")
-def test_huge_capacities(impl):
-    run_queries(impl, *query_lines(f"""
+    """),
+    case("huge_capacities", 1, 1, "capacities up to 10**18 are kept exactly", f"""
         ADD_REPLICA a {BIG} -> true
         ADD_REPLICA b {3 * BIG // 10} -> true
         ROUTE q1 t -> a
@@ -162,12 +112,8 @@ def test_huge_capacities(impl):
         ROUTE q4 t -> a    # 2/10**18 is still less
         ROUTE q5 t -> a    # 3/10**18 too
         ROUTE q6 t -> b    # 4/10**18 is more
-    """))
-
-
-@graded(1, 2, "ROUTE with the id of a running request returns '' and changes nothing")
-def test_duplicate_running_id(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("duplicate_running_id", 1, 2, "ROUTE with the id of a running request returns '' and changes nothing", """
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 2 -> true
         ROUTE a t -> r1
@@ -177,12 +123,9 @@ def test_duplicate_running_id(impl):
         ROUTE c t -> r1
         ROUTE d t -> r2
         ROUTE e t -> queued
-    """))
-
-
-@graded(1, 2, "ROUTE with the id of a waiting request returns '' and it still waits once, in its place")
-def test_duplicate_waiting_id(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("duplicate_waiting_id", 1, 2,
+         "ROUTE with the id of a waiting request returns '' and it still waits once, in its place", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> queued
@@ -195,12 +138,8 @@ def test_duplicate_waiting_id(impl):
         STATUS c -> r1
         COMPLETE c -> true
         ROUTE d t -> r1     # no second copy of b took the slot
-    """))
-
-
-@graded(1, 2, "the id of a completed request may be routed again, as a new request")
-def test_completed_id_reused(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("completed_id_reused", 1, 2, "the id of a completed request may be routed again, as a new request", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         COMPLETE a -> true
@@ -208,21 +147,13 @@ def test_completed_id_reused(impl):
         STATUS a -> r1
         COMPLETE a -> true
         STATUS a -> ''
-    """))
-
-
-@graded(1, 1, "COMPLETE of an unknown request returns false")
-def test_complete_unknown(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("complete_unknown", 1, 1, "COMPLETE of an unknown request returns false", """
         COMPLETE a -> false
         ADD_REPLICA r1 1 -> true
         COMPLETE r1 -> false   # a replica id is not a request id
-    """))
-
-
-@graded(1, 2, "COMPLETE of a waiting request returns false and it keeps waiting")
-def test_complete_waiting_request(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("complete_waiting_request", 1, 2, "COMPLETE of a waiting request returns false and it keeps waiting", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> queued
@@ -230,12 +161,8 @@ def test_complete_waiting_request(impl):
         STATUS b -> queued
         COMPLETE a -> true
         STATUS b -> r1
-    """))
-
-
-@graded(1, 1, "a second COMPLETE of the same request returns false")
-def test_complete_twice(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("complete_twice", 1, 1, "a second COMPLETE of the same request returns false", """
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
         ROUTE b t -> r1
@@ -243,12 +170,9 @@ def test_complete_twice(impl):
         COMPLETE a -> false
         ROUTE c t -> r1
         ROUTE d t -> queued    # the second COMPLETE freed nothing
-    """))
-
-
-@graded(1, 3, "a freed slot goes to the earliest-arrived waiting request, whatever its id or tenant")
-def test_fifo_across_tenants(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("fifo_across_tenants", 1, 3,
+         "a freed slot goes to the earliest-arrived waiting request, whatever its id or tenant", """
         ADD_REPLICA r1 1 -> true
         ROUTE z t1 -> r1
         ROUTE y t2 -> queued
@@ -265,12 +189,9 @@ def test_fifo_across_tenants(impl):
         STATUS a -> queued
         COMPLETE c -> true
         STATUS a -> r1
-    """))
-
-
-@graded(1, 2, "ADD_REPLICA places waiting requests on the new replica, earliest first, up to its capacity")
-def test_add_replica_admits_waiting(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("add_replica_admits_waiting", 1, 2,
+         "ADD_REPLICA places waiting requests on the new replica, earliest first, up to its capacity", """
         ROUTE a t -> queued
         ROUTE b t -> queued
         ROUTE c t -> queued
@@ -280,12 +201,9 @@ def test_add_replica_admits_waiting(impl):
         STATUS c -> queued
         ADD_REPLICA r0 5 -> true
         STATUS c -> r0
-    """))
-
-
-@graded(1, 2, "waiting requests go to the least-loaded replica with a free slot, one by one")
-def test_admission_uses_placement_rule(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("admission_uses_placement_rule", 1, 2,
+         "waiting requests go to the least-loaded replica with a free slot, one by one", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> queued
@@ -297,31 +215,30 @@ def test_admission_uses_placement_rule(impl):
         STATUS d -> r1
         COMPLETE b -> true
         ROUTE e t -> r2
-    """))
-
-
-@graded(1, 1, "STATUS of an unknown or completed request is ''")
-def test_status_inactive(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("status_inactive", 1, 1, "STATUS of an unknown or completed request is ''", """
         STATUS a -> ''
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         COMPLETE a -> true
         STATUS a -> ''
         STATUS r1 -> ''
-    """))
-
-
-@graded(1, 1, "replica ids, request ids and tenant names are separate: a request may be called like a replica")
-def test_namespaces_are_separate(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("namespaces_are_separate", 1, 1,
+         "replica ids, request ids and tenant names are separate: a request may be called like a replica", """
         ADD_REPLICA r1 2 -> true
         ROUTE r1 r1 -> r1
         ROUTE r2 r1 -> r1
         STATUS r1 -> r1
         COMPLETE r1 -> true
         STATUS r2 -> r1
-    """))
+    """),
+)
+
+
+@graded(1, 1, "no queries: an empty list")
+def test_no_queries(impl):
+    run_queries(impl, [], [])
 
 
 @graded(1, 2, "solution does not modify the queries it is given")

@@ -2,16 +2,15 @@
 mixed in."""
 
 from hypothesis import example, given
-from replica_router_oracle import oracle, queries_up_to
+from replica_router_oracle import case, oracle, queries_up_to, scenarios
 
-from kata.checks import graded, property_settings, query_lines, run_queries
+from kata.checks import graded, property_settings, run_queries
 
 PROPERTY = property_settings(80)
 
 
-@graded(3, 3, "the prompt's level-3 example")
-def test_prompt_example(impl):
-    run_queries(impl, *query_lines("""
+test_scenario = scenarios(  # case(id, level, points, edge, the queries and their answers as text)
+    case("prompt_example", 3, 3, "the prompt's level-3 example", """
         ADD_REPLICA r1 2 -> true
         ROUTE a t1 2 -> r1
         ROUTE b t1 2 -> r1
@@ -27,34 +26,22 @@ def test_prompt_example(impl):
         LOAD r1 -> ''
         ADD_REPLICA r1 1 -> true
         STATUS c -> r1
-    """))
-
-
-@graded(3, 2, "a ROUTE without a priority has priority 0, the same as an explicit 0")
-def test_default_priority_is_zero(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("default_priority_is_zero", 3, 2, "a ROUTE without a priority has priority 0, the same as an explicit 0", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t 0 -> queued    # 0 does not beat 0
         ROUTE c t 1 -> r1        # 1 beats the default
         STATUS a -> queued
         TENANT_REQUESTS t -> a@queued,b@queued,c@r1
-    """))
-
-
-@graded(3, 2, "priority 9 is valid and beats 8")
-def test_priority_nine_valid(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("priority_nine_valid", 3, 2, "priority 9 is valid and beats 8", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t 8 -> r1
         ROUTE b t 9 -> r1
         STATUS a -> queued
-    """))
-
-
-@graded(3, 2, "priority 10 is out of range: '' and nothing changes (the id stays free)")
-def test_priority_ten_rejected(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("priority_ten_rejected", 3, 2, "priority 10 is out of range: '' and nothing changes (the id stays free)", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t 3 -> r1
         ROUTE b t 10 -> ''
@@ -62,22 +49,15 @@ def test_priority_ten_rejected(impl):
         STATUS b -> ''
         TOP_TENANTS 5 -> t(1)
         ROUTE b t 4 -> r1
-    """))
-
-
-@graded(3, 2, "a negative priority is out of range: '' and nothing changes")
-def test_negative_priority_rejected(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("negative_priority_rejected", 3, 2, "a negative priority is out of range: '' and nothing changes", """
         ROUTE a t -1 -> ''
         STATUS a -> ''
         ADD_REPLICA r1 1 -> true
         ROUTE a t 0 -> r1
-    """))
-
-
-@graded(3, 3, "a freed slot goes to the highest priority first, then to the earliest arrival")
-def test_waiting_order_priority_then_arrival(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("waiting_order_priority_then_arrival", 3, 3,
+         "a freed slot goes to the highest priority first, then to the earliest arrival", """
         ADD_REPLICA r1 1 -> true
         ROUTE x t 9 -> r1
         ROUTE a t 1 -> queued
@@ -92,12 +72,9 @@ def test_waiting_order_priority_then_arrival(impl):
         STATUS a -> r1
         COMPLETE a -> true
         STATUS d -> r1
-    """))
-
-
-@graded(3, 3, "a higher priority of another tenant goes before a lower priority that has waited longer")
-def test_priority_beats_longer_wait_across_tenants(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("priority_beats_longer_wait_across_tenants", 3, 3,
+         "a higher priority of another tenant goes before a lower priority that has waited longer", """
         ADD_REPLICA r1 1 -> true
         ROUTE x t 9 -> r1
         ROUTE a t 1 -> queued
@@ -106,12 +83,8 @@ def test_priority_beats_longer_wait_across_tenants(impl):
         COMPLETE x -> true
         STATUS b -> r1
         STATUS a -> queued
-    """))
-
-
-@graded(3, 2, "ADD_REPLICA places several waiting requests in priority order")
-def test_add_replica_priority_order(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("add_replica_priority_order", 3, 2, "ADD_REPLICA places several waiting requests in priority order", """
         ROUTE a t 1 -> queued
         ROUTE b t 3 -> queued
         ROUTE c u 3 -> queued
@@ -119,12 +92,9 @@ def test_add_replica_priority_order(impl):
         ADD_REPLICA r1 3 -> true
         TENANT_REQUESTS t -> a@r1,b@r1
         TENANT_REQUESTS u -> c@r1,d@queued
-    """))
-
-
-@graded(3, 3, "the victim is the lowest priority on any replica; ROUTE returns the victim's replica")
-def test_victim_lowest_priority_any_replica(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("victim_lowest_priority_any_replica", 3, 3,
+         "the victim is the lowest priority on any replica; ROUTE returns the victim's replica", """
         ADD_REPLICA r1 1 -> true
         ADD_REPLICA r2 1 -> true
         ROUTE a t 3 -> r1
@@ -133,36 +103,26 @@ def test_victim_lowest_priority_any_replica(impl):
         STATUS b -> queued
         STATUS a -> r1
         LOAD r2 -> 1/1
-    """))
-
-
-@graded(3, 2, "the victim is the lowest priority, not the most recently placed request")
-def test_victim_lowest_not_latest(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("victim_lowest_not_latest", 3, 2,
+         "the victim is the lowest priority, not the most recently placed request", """
         ADD_REPLICA r1 2 -> true
         ROUTE a t 1 -> r1
         ROUTE b t 4 -> r1
         ROUTE c t 5 -> r1
         STATUS a -> queued
         STATUS b -> r1
-    """))
-
-
-@graded(3, 3, "equal lowest priorities: the request placed most recently is preempted")
-def test_victim_tie_most_recent(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("victim_tie_most_recent", 3, 3, "equal lowest priorities: the request placed most recently is preempted", """
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
         ROUTE b t -> r1
         ROUTE c t 1 -> r1
         STATUS a -> r1
         STATUS b -> queued
-    """))
-
-
-@graded(3, 2, "equal lowest priorities on two replicas: the most recent placement, whichever replica it is on")
-def test_victim_tie_across_replicas(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("victim_tie_across_replicas", 3, 2,
+         "equal lowest priorities on two replicas: the most recent placement, whichever replica it is on", """
         ADD_REPLICA r1 1 -> true
         ADD_REPLICA r2 1 -> true
         ROUTE a t -> r1
@@ -172,48 +132,34 @@ def test_victim_tie_across_replicas(impl):
         ROUTE d t 2 -> r1
         STATUS c -> queued
         STATUS b -> r2
-    """))
-
-
-@graded(3, 2, "placements within one query count in order: the second admitted is the most recent")
-def test_victim_tie_within_one_query(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("victim_tie_within_one_query", 3, 2,
+         "placements within one query count in order: the second admitted is the most recent", """
         ROUTE a t -> queued
         ROUTE b t -> queued
         ADD_REPLICA r1 2 -> true
         ROUTE c t 1 -> r1
         STATUS b -> queued
         STATUS a -> r1
-    """))
-
-
-@graded(3, 3, "equal priority never preempts (strictly lower only)")
-def test_equal_priority_does_not_preempt(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("equal_priority_does_not_preempt", 3, 3, "equal priority never preempts (strictly lower only)", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t 4 -> r1
         ROUTE b t 4 -> queued
         ROUTE c t 3 -> queued
         STATUS a -> r1
         LOAD r1 -> 1/1
-    """))
-
-
-@graded(3, 2, "a free slot is taken without preempting anybody, whatever the priority")
-def test_free_slot_no_preemption(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("free_slot_no_preemption", 3, 2, "a free slot is taken without preempting anybody, whatever the priority", """
         ADD_REPLICA r1 1 -> true
         ADD_REPLICA r2 1 -> true
         ROUTE a t -> r1
         ROUTE b t 9 -> r2
         STATUS a -> r1
         TOP_REPLICAS 2 -> r1(1/1),r2(1/1)
-    """))
-
-
-@graded(3, 3, "a preempted request keeps its arrival: it goes before later requests of its priority")
-def test_preempted_keeps_arrival(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("preempted_keeps_arrival", 3, 3,
+         "a preempted request keeps its arrival: it goes before later requests of its priority", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b t -> queued
@@ -222,12 +168,9 @@ def test_preempted_keeps_arrival(impl):
         COMPLETE c -> true
         STATUS a -> r1
         STATUS b -> queued
-    """))
-
-
-@graded(3, 2, "a preempted request keeps its priority: it goes before waiting requests of lower priority")
-def test_preempted_keeps_priority(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("preempted_keeps_priority", 3, 2,
+         "a preempted request keeps its priority: it goes before waiting requests of lower priority", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t 3 -> r1
         ROUTE b t 1 -> queued
@@ -239,12 +182,9 @@ def test_preempted_keeps_priority(impl):
         STATUS c -> r1
         COMPLETE c -> true
         STATUS b -> r1
-    """))
-
-
-@graded(3, 2, "a preempted request is waiting: COMPLETE is false, a new ROUTE with its id is ''")
-def test_preempted_is_waiting(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("preempted_is_waiting", 3, 2,
+         "a preempted request is waiting: COMPLETE is false, a new ROUTE with its id is ''", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE b u 1 -> r1
@@ -254,12 +194,9 @@ def test_preempted_is_waiting(impl):
         TOP_TENANTS 2 -> t(1),u(1)
         COMPLETE b -> true
         STATUS a -> r1
-    """))
-
-
-@graded(3, 2, "a preempted request is placed again by the placement rule, possibly on another replica")
-def test_preempted_moves_replica(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("preempted_moves_replica", 3, 2,
+         "a preempted request is placed again by the placement rule, possibly on another replica", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         ROUTE x t 5 -> r1
@@ -267,32 +204,21 @@ def test_preempted_moves_replica(impl):
         STATUS a -> r2
         ROUTE y t 6 -> r2     # a is the only lower priority, on r2 now
         STATUS a -> queued
-    """))
-
-
-@graded(3, 1, "DRAIN of an unknown replica is false")
-def test_drain_unknown(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("drain_unknown", 3, 1, "DRAIN of an unknown replica is false", """
         DRAIN r1 -> false
         ROUTE r1 t -> queued
         DRAIN r1 -> false
-    """))
-
-
-@graded(3, 2, "DRAIN of a replica already draining is false")
-def test_drain_twice(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("drain_twice", 3, 2, "DRAIN of a replica already draining is false", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         DRAIN r1 -> true
         DRAIN r1 -> false
         LOAD r1 -> 1/1
-    """))
-
-
-@graded(3, 3, "DRAIN of an empty replica removes it at once: LOAD '', TOP_REPLICAS leaves it out, its id is free")
-def test_drain_empty_removes_at_once(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("drain_empty_removes_at_once", 3, 3,
+         "DRAIN of an empty replica removes it at once: LOAD '', TOP_REPLICAS leaves it out, its id is free", """
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 2 -> true
         DRAIN r1 -> true
@@ -301,12 +227,9 @@ def test_drain_empty_removes_at_once(impl):
         DRAIN r1 -> false
         ADD_REPLICA r1 3 -> true
         LOAD r1 -> 0/3
-    """))
-
-
-@graded(3, 3, "a draining replica stays until its last request completes: listed, its id taken; then removed")
-def test_drain_removed_after_last_complete(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("drain_removed_after_last_complete", 3, 3,
+         "a draining replica stays until its last request completes: listed, its id taken; then removed", """
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
         ROUTE b t -> r1
@@ -321,12 +244,9 @@ def test_drain_removed_after_last_complete(impl):
         LOAD r1 -> ''
         TOP_REPLICAS 5 -> ''
         ADD_REPLICA r1 5 -> true
-    """))
-
-
-@graded(3, 2, "a replica removed by its last COMPLETE is unknown: DRAIN of it is false, its id is free")
-def test_drain_after_removal_by_complete(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("drain_after_removal_by_complete", 3, 2,
+         "a replica removed by its last COMPLETE is unknown: DRAIN of it is false, its id is free", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         DRAIN r1 -> true
@@ -335,12 +255,8 @@ def test_drain_after_removal_by_complete(impl):
         LOAD r1 -> ''
         ADD_REPLICA r1 2 -> true
         DRAIN r1 -> true
-    """))
-
-
-@graded(3, 3, "no request is placed on a draining replica, even one with the lowest load")
-def test_draining_not_placed(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("draining_not_placed", 3, 3, "no request is placed on a draining replica, even one with the lowest load", """
         ADD_REPLICA r1 10 -> true
         ADD_REPLICA r2 1 -> true
         ROUTE a t -> r1
@@ -348,12 +264,8 @@ def test_draining_not_placed(impl):
         ROUTE b t -> r2
         ROUTE c t -> queued
         LOAD r1 -> 1/10
-    """))
-
-
-@graded(3, 3, "a slot freed on a draining replica is not given to a waiting request")
-def test_draining_slot_not_reused(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("draining_slot_not_reused", 3, 3, "a slot freed on a draining replica is not given to a waiting request", """
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
         ROUTE b t -> r1
@@ -366,12 +278,8 @@ def test_draining_slot_not_reused(impl):
         STATUS c -> queued
         ADD_REPLICA r2 1 -> true
         STATUS c -> r2
-    """))
-
-
-@graded(3, 3, "requests on a draining replica are never preempted")
-def test_draining_requests_not_preempted(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("draining_requests_not_preempted", 3, 3, "requests on a draining replica are never preempted", """
         ADD_REPLICA r1 1 -> true
         ROUTE a t -> r1
         DRAIN r1 -> true
@@ -379,12 +287,9 @@ def test_draining_requests_not_preempted(impl):
         STATUS a -> r1
         ADD_REPLICA r2 1 -> true
         STATUS b -> r2
-    """))
-
-
-@graded(3, 2, "the victim comes from an accepting replica even when a draining one runs lower priorities")
-def test_victim_skips_draining(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("victim_skips_draining", 3, 2,
+         "the victim comes from an accepting replica even when a draining one runs lower priorities", """
         ADD_REPLICA r1 1 -> true
         ADD_REPLICA r2 1 -> true
         ROUTE a t -> r1
@@ -393,12 +298,9 @@ def test_victim_skips_draining(impl):
         ROUTE c t 5 -> r2
         STATUS a -> r1
         STATUS b -> queued
-    """))
-
-
-@graded(3, 2, "level 2 during preemption and draining: loads, busiest replicas and tenants stay exact")
-def test_queries_with_preemption_and_drain(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("queries_with_preemption_and_drain", 3, 2,
+         "level 2 during preemption and draining: loads, busiest replicas and tenants stay exact", """
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 4 -> true
         ROUTE a t1 -> r1
@@ -417,7 +319,8 @@ def test_queries_with_preemption_and_drain(impl):
         TOP_REPLICAS 2 -> r2(4/4)
         COMPLETE c -> true
         STATUS f -> r2
-    """))
+    """),
+)
 
 
 @graded(3, 2, "a long run of every operation of levels 1-3")

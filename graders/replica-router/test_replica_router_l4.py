@@ -3,16 +3,15 @@ operations mixed in. The level-1 to level-3 suites run again on a level-4 soluti
 refactor that breaks an earlier rule fails there too."""
 
 from hypothesis import example, given
-from replica_router_oracle import oracle, queries_up_to
+from replica_router_oracle import case, oracle, queries_up_to, scenarios
 
-from kata.checks import graded, property_settings, query_lines, run_queries
+from kata.checks import graded, property_settings, run_queries
 
 PROPERTY = property_settings(100)
 
 
-@graded(4, 3, "the prompt's level-4 example")
-def test_prompt_example(impl):
-    run_queries(impl, *query_lines("""
+test_scenario = scenarios(  # case(id, level, points, edge, the queries and their answers as text)
+    case("prompt_example", 4, 3, "the prompt's level-4 example", """
         ADD_REPLICA r1 1 -> true
         SET_WEIGHT gold 3 -> true
         ROUTE x free -> r1
@@ -30,30 +29,18 @@ def test_prompt_example(impl):
         SET_LIMIT free 2 -> true
         STATUS f3 -> queued
         TENANT_REQUESTS free -> f1@r1,f2@r2,f3@queued
-    """))
-
-
-@graded(4, 2, "SET_WEIGHT accepts 1 and 100, the bounds")
-def test_set_weight_bounds_accepted(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("set_weight_bounds_accepted", 4, 2, "SET_WEIGHT accepts 1 and 100, the bounds", """
         SET_WEIGHT t 1 -> true
         SET_WEIGHT t 100 -> true
         SET_WEIGHT nobody 7 -> true
-    """))
-
-
-@graded(4, 2, "SET_WEIGHT rejects 0, 101 and negatives")
-def test_set_weight_out_of_range(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("set_weight_out_of_range", 4, 2, "SET_WEIGHT rejects 0, 101 and negatives", """
         SET_WEIGHT t 0 -> false
         SET_WEIGHT t 101 -> false
         SET_WEIGHT t -5 -> false
-    """))
-
-
-@graded(4, 2, "a rejected SET_WEIGHT keeps the weight set before")
-def test_rejected_weight_changes_nothing(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("rejected_weight_changes_nothing", 4, 2, "a rejected SET_WEIGHT keeps the weight set before", """
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 3 -> true        # 2
         SET_WEIGHT g 0 -> false       # 3
@@ -62,12 +49,9 @@ def test_rejected_weight_changes_nothing(impl):
         ROUTE g1 g -> queued          # 6
         COMPLETE x -> true            # 7: f1 (7-5)*1 = 2, g1 (7-6)*3 = 3
         STATUS g1 -> r1
-    """))
-
-
-@graded(4, 3, "the largest weighted wait (now - arrival) * weight is placed first, not the earliest arrival")
-def test_weighted_wait_beats_arrival(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("weighted_wait_beats_arrival", 4, 3,
+         "the largest weighted wait (now - arrival) * weight is placed first, not the earliest arrival", """
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 2 -> true        # 2
         ROUTE x t -> r1               # 3
@@ -79,12 +63,9 @@ def test_weighted_wait_beats_arrival(impl):
         COMPLETE x -> true            # 9: f1 (9-4)*1 = 5, g1 (9-6)*2 = 6
         STATUS g1 -> r1
         STATUS f1 -> queued
-    """))
-
-
-@graded(4, 3, "now is the number of the current query (every query counts, not only ROUTEs)")
-def test_now_is_the_query_number(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("now_is_the_query_number", 4, 3,
+         "now is the number of the current query (every query counts, not only ROUTEs)", """
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 3 -> true        # 2
         ROUTE x t -> r1               # 3
@@ -95,12 +76,9 @@ def test_now_is_the_query_number(impl):
         LOAD r1 -> 1/1                # 8
         COMPLETE x -> true            # 9: f1 (9-4)*1 = 5, g1 (9-5)*3 = 12
         STATUS g1 -> r1
-    """))
-
-
-@graded(4, 3, "weighted wait at this very query: with now one lower the other request would win")
-def test_weighted_wait_uses_current_query(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("weighted_wait_uses_current_query", 4, 3,
+         "weighted wait at this very query: with now one lower the other request would win", """
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 2 -> true        # 2
         ROUTE x t -> r1               # 3
@@ -111,12 +89,9 @@ def test_weighted_wait_uses_current_query(impl):
         STATUS g1 -> queued           # 8
         COMPLETE x -> true            # 9: f1 5, g1 6 (at 8 they would tie at 4)
         STATUS g1 -> r1
-    """))
-
-
-@graded(4, 3, "equal weighted waits: the earliest arrival, not the larger weight or the smaller tenant name")
-def test_weighted_tie_earliest_arrival(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("weighted_tie_earliest_arrival", 4, 3,
+         "equal weighted waits: the earliest arrival, not the larger weight or the smaller tenant name", """
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 2 -> true        # 2
         ROUTE x t -> r1               # 3
@@ -129,12 +104,9 @@ def test_weighted_tie_earliest_arrival(impl):
         COMPLETE x -> true            # 10: z1 (10-4)*1 = 6, g1 (10-7)*2 = 6
         STATUS z1 -> r1
         STATUS g1 -> queued
-    """))
-
-
-@graded(4, 3, "priority comes before weight: a higher priority goes first whatever the weighted waits")
-def test_priority_before_weight(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("priority_before_weight", 4, 3,
+         "priority comes before weight: a higher priority goes first whatever the weighted waits", """
         ADD_REPLICA r1 1 -> true
         SET_WEIGHT g 100 -> true
         ROUTE x t 9 -> r1
@@ -143,12 +115,8 @@ def test_priority_before_weight(impl):
         STATUS g1 -> queued
         COMPLETE x -> true
         STATUS f1 -> r1
-    """))
-
-
-@graded(4, 3, "inside one tenant: highest priority first, then earliest arrival")
-def test_within_tenant_priority_order(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("within_tenant_priority_order", 4, 3, "inside one tenant: highest priority first, then earliest arrival", """
         ADD_REPLICA r1 1 -> true      # 1
         SET_WEIGHT g 5 -> true        # 2
         ROUTE x t 9 -> r1             # 3
@@ -164,12 +132,9 @@ def test_within_tenant_priority_order(impl):
         STATUS f1 -> r1
         COMPLETE f1 -> true
         STATUS g1 -> r1
-    """))
-
-
-@graded(4, 2, "the weight used is the tenant's weight at the moment of placing, for the whole wait")
-def test_weight_changed_while_waiting(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("weight_changed_while_waiting", 4, 2,
+         "the weight used is the tenant's weight at the moment of placing, for the whole wait", """
         ADD_REPLICA r1 1 -> true      # 1
         ROUTE x t -> r1               # 2
         ROUTE f1 f -> queued          # 3
@@ -181,12 +146,8 @@ def test_weight_changed_while_waiting(impl):
         ROUTE g2 g -> queued          # 9
         COMPLETE g1 -> true           # 10: f1 7*1, g2 1*1
         STATUS f1 -> r1
-    """))
-
-
-@graded(4, 2, "equal weights other than 1 keep level 3's order: earliest arrival first")
-def test_equal_weights_fifo(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("equal_weights_fifo", 4, 2, "equal weights other than 1 keep level 3's order: earliest arrival first", """
         SET_WEIGHT a 5 -> true
         SET_WEIGHT b 5 -> true
         SET_WEIGHT c 5 -> true
@@ -200,12 +161,9 @@ def test_equal_weights_fifo(impl):
         STATUS a1 -> r1
         COMPLETE a1 -> true
         STATUS c1 -> r1
-    """))
-
-
-@graded(4, 2, "weights change neither the replica chosen nor the victim of a preemption")
-def test_weights_do_not_change_placement_or_victim(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("weights_do_not_change_placement_or_victim", 4, 2,
+         "weights change neither the replica chosen nor the victim of a preemption", """
         SET_WEIGHT heavy 100 -> true
         ADD_REPLICA r2 2 -> true
         ADD_REPLICA r1 2 -> true
@@ -216,12 +174,8 @@ def test_weights_do_not_change_placement_or_victim(impl):
         ROUTE e light 3 -> r2     # the victim is d, placed last among priority 0
         STATUS d -> queued
         STATUS c -> r1
-    """))
-
-
-@graded(4, 2, "SET_LIMIT accepts 0 and rejects a negative limit, which changes nothing")
-def test_set_limit_bounds(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("set_limit_bounds", 4, 2, "SET_LIMIT accepts 0 and rejects a negative limit, which changes nothing", """
         SET_LIMIT t 2 -> true
         SET_LIMIT t -1 -> false
         SET_LIMIT u 0 -> true
@@ -230,12 +184,8 @@ def test_set_limit_bounds(impl):
         ROUTE b t -> r1
         ROUTE c t -> queued      # the limit is still 2
         ROUTE d u -> queued
-    """))
-
-
-@graded(4, 3, "a ROUTE from a tenant at its limit waits even though a slot is free")
-def test_route_at_limit_waits(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("route_at_limit_waits", 4, 3, "a ROUTE from a tenant at its limit waits even though a slot is free", """
         SET_LIMIT t 1 -> true
         ADD_REPLICA r1 3 -> true
         ROUTE a t -> r1
@@ -243,12 +193,9 @@ def test_route_at_limit_waits(impl):
         ROUTE c u -> r1
         LOAD r1 -> 2/3
         TENANT_REQUESTS t -> a@r1,b@queued
-    """))
-
-
-@graded(4, 2, "a tenant at its limit: a bad priority or an active id still returns '' before the limit is looked at")
-def test_at_limit_earlier_checks_first(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("at_limit_earlier_checks_first", 4, 2,
+         "a tenant at its limit: a bad priority or an active id still returns '' before the limit is looked at", """
         SET_LIMIT t 0 -> true
         ADD_REPLICA r1 1 -> true
         ROUTE a t 10 -> ''
@@ -260,12 +207,10 @@ def test_at_limit_earlier_checks_first(impl):
         TENANT_REQUESTS t -> a@queued
         TOP_TENANTS 5 -> t(1)
         ROUTE b u -> r1
-    """))
-
-
-@graded(4, 3, "a higher-priority request waiting at its tenant's limit blocks no ROUTE: free slot taken, then preemption")
-def test_limited_waiting_blocks_no_route(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("limited_waiting_blocks_no_route", 4, 3,
+         "a higher-priority request waiting at its tenant's limit blocks no ROUTE: free slot taken, then preemption",
+         """
         ADD_REPLICA r1 2 -> true
         SET_LIMIT t 1 -> true
         ROUTE a t -> r1
@@ -275,12 +220,9 @@ def test_limited_waiting_blocks_no_route(impl):
         STATUS c -> queued
         STATUS b -> queued
         STATUS a -> r1
-    """))
-
-
-@graded(4, 2, "placements after one query are numbered in the order made (weighted order), not by arrival")
-def test_placement_order_within_query_weighted(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("placement_order_within_query_weighted", 4, 2,
+         "placements after one query are numbered in the order made (weighted order), not by arrival", """
         SET_WEIGHT g 5 -> true      # 1
         ROUTE a t -> queued         # 2
         ROUTE b g -> queued         # 3
@@ -288,24 +230,16 @@ def test_placement_order_within_query_weighted(impl):
         ROUTE c u 1 -> r1           # a was placed last: a is preempted
         STATUS a -> queued
         STATUS b -> r1
-    """))
-
-
-@graded(4, 3, "at its limit means running >= limit: one below the limit still routes")
-def test_limit_boundary(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("limit_boundary", 4, 3, "at its limit means running >= limit: one below the limit still routes", """
         SET_LIMIT t 2 -> true
         ADD_REPLICA r1 4 -> true
         ROUTE a t -> r1
         ROUTE b t -> r1
         ROUTE c t -> queued
         LOAD r1 -> 2/4
-    """))
-
-
-@graded(4, 2, "limit 0: every request of the tenant waits; TOP_TENANTS still counts them")
-def test_limit_zero(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("limit_zero", 4, 2, "limit 0: every request of the tenant waits; TOP_TENANTS still counts them", """
         ADD_REPLICA r1 4 -> true
         SET_LIMIT t 0 -> true
         ROUTE a t -> queued
@@ -313,12 +247,8 @@ def test_limit_zero(impl):
         ROUTE c u -> r1
         TOP_TENANTS 2 -> t(2),u(1)
         STATUS b -> queued
-    """))
-
-
-@graded(4, 3, "a tenant at its limit preempts nobody, whatever its priority")
-def test_at_limit_no_preemption(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("at_limit_no_preemption", 4, 3, "a tenant at its limit preempts nobody, whatever its priority", """
         SET_LIMIT t 1 -> true
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
@@ -327,23 +257,16 @@ def test_at_limit_no_preemption(impl):
         STATUS x -> r1
         ROUTE y v 9 -> r1        # v has no limit: x is preempted
         STATUS x -> queued
-    """))
-
-
-@graded(4, 2, "the victim may belong to a tenant at its limit")
-def test_victim_of_limited_tenant(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("victim_of_limited_tenant", 4, 2, "the victim may belong to a tenant at its limit", """
         SET_LIMIT u 1 -> true
         ADD_REPLICA r1 1 -> true
         ROUTE a u -> r1
         ROUTE b t 5 -> r1
         STATUS a -> queued
-    """))
-
-
-@graded(4, 3, "raising a limit places the tenant's waiting requests at once, by the placement rule")
-def test_raising_limit_admits(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("raising_limit_admits", 4, 3,
+         "raising a limit places the tenant's waiting requests at once, by the placement rule", """
         ADD_REPLICA r1 2 -> true
         ADD_REPLICA r2 4 -> true
         SET_LIMIT t 0 -> true
@@ -354,12 +277,9 @@ def test_raising_limit_admits(impl):
         STATUS a -> r2
         STATUS b -> r2
         TOP_REPLICAS 2 -> r1(1/2),r2(2/4)
-    """))
-
-
-@graded(4, 3, "a limit below the running count preempts nothing; the tenant waits until it is below the limit")
-def test_lowering_limit(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("lowering_limit", 4, 3,
+         "a limit below the running count preempts nothing; the tenant waits until it is below the limit", """
         SET_LIMIT t 2 -> true
         ADD_REPLICA r1 4 -> true
         ROUTE a t -> r1
@@ -373,12 +293,9 @@ def test_lowering_limit(impl):
         LOAD r1 -> 1/4
         COMPLETE b -> true
         STATUS c -> r1
-    """))
-
-
-@graded(4, 3, "admission skips a tenant at its limit and places the next eligible request")
-def test_admission_skips_limited_tenant(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("admission_skips_limited_tenant", 4, 3,
+         "admission skips a tenant at its limit and places the next eligible request", """
         ADD_REPLICA r1 1 -> true
         ROUTE x v 9 -> r1
         ROUTE b u 5 -> queued
@@ -387,12 +304,9 @@ def test_admission_skips_limited_tenant(impl):
         COMPLETE x -> true
         STATUS c -> r1
         STATUS b -> queued
-    """))
-
-
-@graded(4, 3, "raising a limit places waiting requests only into free slots, never by preemption")
-def test_raising_limit_never_preempts(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("raising_limit_never_preempts", 4, 3,
+         "raising a limit places waiting requests only into free slots, never by preemption", """
         ADD_REPLICA r1 1 -> true
         SET_LIMIT t 0 -> true
         ROUTE a t 9 -> queued
@@ -402,12 +316,8 @@ def test_raising_limit_never_preempts(impl):
         STATUS b -> r1
         COMPLETE b -> true
         STATUS a -> r1
-    """))
-
-
-@graded(4, 3, "a preempted request no longer counts against its tenant's limit")
-def test_preemption_frees_limit(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("preemption_frees_limit", 4, 3, "a preempted request no longer counts against its tenant's limit", """
         SET_LIMIT u 1 -> true
         ADD_REPLICA r1 1 -> true
         ROUTE a u -> r1
@@ -416,12 +326,9 @@ def test_preemption_frees_limit(impl):
         ADD_REPLICA r2 1 -> true
         STATUS a -> r2
         STATUS b -> queued
-    """))
-
-
-@graded(4, 2, "COMPLETE lowers the tenant's running count: its next waiting request is placed")
-def test_complete_frees_limit(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("complete_frees_limit", 4, 2,
+         "COMPLETE lowers the tenant's running count: its next waiting request is placed", """
         SET_LIMIT t 1 -> true
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1
@@ -429,24 +336,17 @@ def test_complete_frees_limit(impl):
         COMPLETE a -> true
         STATUS b -> r1
         ROUTE c t -> queued
-    """))
-
-
-@graded(4, 2, "the limit counts running requests only, not waiting ones")
-def test_limit_counts_running_only(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("limit_counts_running_only", 4, 2, "the limit counts running requests only, not waiting ones", """
         SET_LIMIT t 2 -> true
         ROUTE a t -> queued
         ROUTE b t -> queued
         ROUTE c t -> queued
         ADD_REPLICA r1 5 -> true
         TENANT_REQUESTS t -> a@r1,b@r1,c@queued
-    """))
-
-
-@graded(4, 3, "the victim is the most recently placed, which is not the latest arrival once limits reorder placements")
-def test_victim_most_recent_placement_not_arrival(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("victim_most_recent_placement_not_arrival", 4, 3,
+         "the victim is the most recently placed, which is not the latest arrival once limits reorder placements", """
         ADD_REPLICA r1 2 -> true
         SET_LIMIT A 0 -> true
         ROUTE a A -> queued
@@ -456,12 +356,8 @@ def test_victim_most_recent_placement_not_arrival(impl):
         ROUTE c C 1 -> r1
         STATUS a -> queued
         STATUS b -> r1
-    """))
-
-
-@graded(4, 2, "draining and limits together: a raised limit never places on a draining replica")
-def test_limit_and_drain(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("limit_and_drain", 4, 2, "draining and limits together: a raised limit never places on a draining replica", """
         ADD_REPLICA r1 3 -> true
         ADD_REPLICA r2 1 -> true
         SET_LIMIT t 0 -> true
@@ -472,12 +368,10 @@ def test_limit_and_drain(impl):
         STATUS a -> r2
         ROUTE c t -> queued
         TOP_REPLICAS 3 -> r2(1/1),r1(1/3)
-    """))
-
-
-@graded(4, 2, "earlier levels' rules with weights and limits set: duplicate ids, COMPLETE of a waiting request, TOP_TENANTS")
-def test_earlier_rules_with_weights(impl):
-    run_queries(impl, *query_lines("""
+    """),
+    case("earlier_rules_with_weights", 4, 2,
+         "earlier levels' rules with weights and limits set: duplicate ids, COMPLETE of a waiting request, TOP_TENANTS",
+         """
         SET_WEIGHT t 9 -> true
         SET_LIMIT u 1 -> true
         ADD_REPLICA r1 1 -> true
@@ -491,7 +385,8 @@ def test_earlier_rules_with_weights(impl):
         COMPLETE a -> true
         STATUS c -> r1
         STATUS b -> queued
-    """))
+    """),
+)
 
 
 @graded(4, 2, "a long run with weights, limits, preemption and draining")
