@@ -108,7 +108,8 @@ def query_rows(pairs) -> tuple[list[list[str]], list[str]]:
 
 
 def query_lines(text: str) -> tuple[list[list[str]], list[str]]:
-    """(queries, answers) from lines `QUERY ARGS -> ANSWER  # note`, '' for the empty answer:
+    """(queries, answers) from lines `QUERY ARGS -> ANSWER  # note`, '' for the empty answer (and
+    for an empty word of a query):
     query_lines('''
         ADD_REPLICA r1 2 -> true
         ROUTE a t -> r1        # a note
@@ -118,10 +119,26 @@ def query_lines(text: str) -> tuple[list[list[str]], list[str]]:
         line = line.split("#")[0].strip()
         if line:
             query, _, answer = line.partition("->")
-            queries.append(query.split())
+            queries.append(["" if word == "''" else word for word in query.split()])
             answer = answer.strip()
             answers.append("" if answer == "''" else answer)
     return queries, answers
+
+
+def case(name: str, level: int, points: float, edge: str, text: str):
+    """One case of a level's scenario test (`scenarios`): its id, the level, points and edge
+    markers `graded` gives a test, and its queries and answers as `query_lines` text."""
+    return pytest.param(text, id=name, marks=[pytest.mark.level(level), pytest.mark.points(points),
+                                               pytest.mark.edge(edge)])
+
+
+def scenarios(*cases):
+    """A level's scenario test of a solution(queries) kata, one case per `case(...)`, each run by
+    `run_queries`: `test_scenario = scenarios(case(...), case(...))` in a test module."""
+    @pytest.mark.parametrize("text", cases)
+    def test_scenario(impl, text):
+        run_queries(impl, *query_lines(text))
+    return test_scenario
 
 
 def _short(value, limit: int = 300) -> str:

@@ -11,34 +11,7 @@ from __future__ import annotations
 
 import random
 
-import pytest
 
-from kata.checks import query_lines, run_queries
-
-
-# --- the scenario tests -------------------------------------------------------------------------
-
-
-def case(name: str, level: int, points: float, edge: str, text: str):
-    """One case of a level's scenario test: its id, the level, points and edge markers that
-    kata.checks.graded gives a test, and its queries and answers as text (see `scenario`)."""
-    return pytest.param(text, id=name, marks=[pytest.mark.level(level), pytest.mark.points(points),
-                                               pytest.mark.edge(edge)])
-
-
-def scenario(text: str) -> tuple[list[list[str]], list[str]]:
-    """kata.checks.query_lines(text), where a word '' is the empty string (SCAN's empty prefix)."""
-    queries, answers = query_lines(text)
-    return [["" if word == "''" else word for word in query] for query in queries], answers
-
-
-def scenarios(*cases):
-    """A level's scenario test, one case per `case(...)`: run_queries with the case's queries and
-    answers."""
-    @pytest.mark.parametrize("text", cases)
-    def test_scenario(impl, text):
-        run_queries(impl, *scenario(text))
-    return test_scenario
 
 
 # --- the oracle --------------------------------------------------------------------------------

@@ -3,9 +3,9 @@
 
 from hypothesis import example, given
 from hypothesis import strategies as st
-from kv_block_store_oracle import KEYS, SIZES, TENANTS, case, oracle, plain_stream, scenarios, seeded_plain
+from kv_block_store_oracle import KEYS, SIZES, TENANTS, oracle, plain_stream, seeded_plain
 
-from kata.checks import graded, property_settings, query_rows, run_queries
+from kata.checks import case, graded, property_settings, query_rows, run_queries, scenarios
 
 PROPERTY = property_settings(40)
 

@@ -3,9 +3,9 @@
 from hypothesis import example, given
 from hypothesis import strategies as st
 from kv_block_store_oracle import (KEYS, PREFIXES, SIZES, TENANTS, TOPS,
-                                   case, oracle, plain_stream, scenarios, seeded_plain)
+                                   oracle, plain_stream, seeded_plain)
 
-from kata.checks import graded, property_settings, query_rows, run_queries
+from kata.checks import case, graded, property_settings, query_rows, run_queries, scenarios
 
 PROPERTY = property_settings(40)
 

@@ -4,9 +4,9 @@ and level-2 operation."""
 from hypothesis import example, given
 from hypothesis import strategies as st
 from kv_block_store_oracle import (KEYS, PREFIXES, SIZES, TENANTS, TOPS,
-                                   case, oracle, scenarios, seeded_timed, timed_stream)
+                                   oracle, seeded_timed, timed_stream)
 
-from kata.checks import graded, property_settings, query_rows, run_queries
+from kata.checks import case, graded, property_settings, query_rows, run_queries, scenarios
 
 PROPERTY = property_settings(40)
 

@@ -12,29 +12,8 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-import pytest
 from hypothesis import strategies as st
 
-from kata.checks import query_lines, run_queries
-
-
-# --- the scenario tests -------------------------------------------------------------------------
-
-
-def case(name: str, level: int, points: float, edge: str, text: str):
-    """One case of a level's scenario test: its id, the level, points and edge markers that
-    kata.checks.graded gives a test, and its queries and answers as query_lines text."""
-    return pytest.param(text, id=name, marks=[pytest.mark.level(level), pytest.mark.points(points),
-                                               pytest.mark.edge(edge)])
-
-
-def scenarios(*cases):
-    """A level's scenario test, one case per `case(...)`: run_queries with the case's queries and
-    answers."""
-    @pytest.mark.parametrize("text", cases)
-    def test_scenario(impl, text):
-        run_queries(impl, *query_lines(text))
-    return test_scenario
 
 
 # --- the oracle ---------------------------------------------------------------------------------

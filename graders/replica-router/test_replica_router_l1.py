@@ -2,9 +2,9 @@
 
 
 from hypothesis import example, given
-from replica_router_oracle import case, oracle, queries_up_to, scenarios
+from replica_router_oracle import oracle, queries_up_to
 
-from kata.checks import graded, property_settings, run_queries
+from kata.checks import case, graded, property_settings, run_queries, scenarios
 
 PROPERTY = property_settings(60)
 BIG = 10**18

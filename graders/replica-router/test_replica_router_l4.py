@@ -3,9 +3,9 @@ operations mixed in. The level-1 to level-3 suites run again on a level-4 soluti
 refactor that breaks an earlier rule fails there too."""
 
 from hypothesis import example, given
-from replica_router_oracle import case, oracle, queries_up_to, scenarios
+from replica_router_oracle import oracle, queries_up_to
 
-from kata.checks import graded, property_settings, run_queries
+from kata.checks import case, graded, property_settings, run_queries, scenarios
 
 PROPERTY = property_settings(100)
 
