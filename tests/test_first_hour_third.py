@@ -310,29 +310,33 @@ def test_a_timer_longer_than_a_day_or_endless_is_one_line_of_error(isolated_stat
 
 
 def test_a_long_failure_message_keeps_its_end_where_it_says_what_went_wrong_first():
-    """kv-block-store's oracle ends a long message with the first wrong answer: capped, the
-    message keeps it (and says where it cut), instead of stopping mid-string."""
+    """A solution(queries) failure ends with the wrong answer (kata.checks.run_queries): the
+    toolkit keeps the call short, and a message capped anyway keeps its end (and says where it
+    cut), instead of stopping mid-string."""
     import importlib.util
     import types
 
     import pytest
 
+    from kata.checks import run_queries
     from kata.pytest_plugin import MESSAGE_CAP, capped
 
     spec = importlib.util.spec_from_file_location(
         "kv_oracle", ROOT / "graders" / "kv-block-store" / "kv_block_store_oracle.py")
     oracle = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(oracle)
-    queries = oracle.seeded_plain(3, 20, 1)
+    queries = oracle.seeded_plain(3, 2000, 1)
     answers = oracle.oracle(queries)
     wrong = types.SimpleNamespace(solution=lambda qs: answers[:-1] + ["nope"])
-    with pytest.raises(AssertionError) as raised:
-        oracle.run(wrong, queries)
+    with pytest.raises(BaseException) as raised:
+        run_queries(wrong, queries, answers)
     message = str(raised.value)
-    assert len(message) > MESSAGE_CAP + 100 and "First wrong answer" in message[MESSAGE_CAP:]
-    shown = capped(message)
+    ending = f"answered 'nope', expected {answers[-1]!r}."
+    assert message.endswith(ending) and f"Query 2000 of 2000" in message and len(message) <= MESSAGE_CAP
+    long = message.replace("Called solution(", "Called solution(" + "x" * (2 * MESSAGE_CAP), 1)
+    shown = capped(long)
     assert len(shown) <= MESSAGE_CAP and " … " in shown
-    assert shown.startswith(message[:200]) and shown.endswith("expected " + repr(answers[-1]) + ".")
+    assert shown.startswith(long[:200]) and shown.endswith(ending)
 
 
 def test_a_capped_message_is_not_printed_again_in_its_report():

@@ -124,10 +124,23 @@ def test_a_test_that_pins_nothing_earns_nothing(name, code, verdict, says):
     assert says in pin.reason and "\n" not in pin.reason, pin.reason
 
 
+def _level1_suite() -> str:
+    """The level-1 hidden suite as one file, as a pin could copy it: the helpers it imports from
+    the suite's model module written out in it (a pin runs without the suite's folder)."""
+    import ast
+
+    model = (LRU.grader / "lru_kv_cache_model.py").read_text()
+    helpers = [ast.get_source_segment(model, n) for n in ast.parse(model).body
+               if isinstance(n, ast.FunctionDef) and n.name in ("filled", "snapshot")]
+    suite = (LRU.grader / "test_lru_kv_cache_level1.py").read_text()
+    assert "from lru_kv_cache_model import filled, snapshot\n" in suite and len(helpers) == 2
+    return suite.replace("from lru_kv_cache_model import filled, snapshot\n", "") + "\n\n" + "\n\n\n".join(helpers) + "\n"
+
+
 def test_a_generic_comparison_with_correct_code_is_not_specific():
     """A file that compares everything (here: the whole level-1 hidden suite beside the pin)
     also fails on the other bugs a pin must pass on, whichever of the zoo's are drawn."""
-    suite = (LRU.grader / "test_lru_kv_cache_level1.py").read_text()
+    suite = _level1_suite()
     generic = suite + "\n\n" + PIN.split("\n", 1)[1]
     pin = hunt.judge(LRU, "bool_capacity", 1, generic)
     assert pin.verdict == "not_specific", pin
@@ -139,7 +152,7 @@ def test_a_pin_that_counts_the_implementations_in_its_process_earns_nothing():
     pin's process (the handed-out and the correct code, as the first run once had them) and
     passing otherwise (where the specificity check once ran the other bugs): the other bugs now run
     in the same process as those two, so the count tells the pin nothing."""
-    suite = (LRU.grader / "test_lru_kv_cache_level1.py").read_text()
+    suite = _level1_suite()
     counting = ("\n\nimport functools as _ft\nimport sys as _sys\n\n"
                 "_SWEEP = _sys.argv[_sys.argv.index('--kata-sweep') + 1].split(':') "
                 "if '--kata-sweep' in _sys.argv else []\n\n\n"
