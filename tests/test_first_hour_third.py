@@ -332,7 +332,7 @@ def test_a_long_failure_message_keeps_its_end_where_it_says_what_went_wrong_firs
         run_queries(wrong, queries, answers)
     message = str(raised.value)
     ending = f"answered 'nope', expected {answers[-1]!r}."
-    assert message.endswith(ending) and f"Query 2000 of 2000" in message and len(message) <= MESSAGE_CAP
+    assert message.endswith(ending) and "Query 2000 of 2000" in message and len(message) <= MESSAGE_CAP
     long = message.replace("Called solution(", "Called solution(" + "x" * (2 * MESSAGE_CAP), 1)
     shown = capped(long)
     assert len(shown) <= MESSAGE_CAP and " … " in shown
