@@ -517,7 +517,9 @@ def _marker_layout(path: Path) -> str | None:
     if not marker.is_file():
         return None
     data = _read_toml(marker)
-    layout = data.get("layout")
+    if "layout" not in data:  # another tool's file of that name: not a kata workbook
+        return None
+    layout = data["layout"]
     if layout not in LAYOUTS:
         raise CatalogError(f"{marker}: 'layout' must be one of {', '.join(LAYOUTS)}, got {layout!r}: "
                            "write layout = \"learner\" (or remake the workbook with `kata init`)")

@@ -63,9 +63,17 @@ def _in_workbook(path: Path) -> bool:
     for root in (path, *path.parents):
         if (root / "katas").is_dir() and (root / "graders").is_dir():
             return path == root or any(path.is_relative_to(root / f) for f in _KATA_FOLDERS)
-        if (root / "workbook.toml").is_file():  # a learner's workbook: its tests are in workspace/
+        if _learner_marker(root / "workbook.toml"):  # a learner's workbook: its tests are in workspace/
             return path == root or path.is_relative_to(root / "workspace")
     return False
+
+
+def _learner_marker(path: Path) -> bool:
+    """`path` is the workbook.toml `kata init` writes for a learner (not another tool's file)."""
+    try:
+        return path.is_file() and 'layout = "learner"' in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def wanted(args: list[str], cwd: Path) -> bool:

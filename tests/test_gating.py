@@ -293,3 +293,16 @@ def test_a_workbook_of_the_earlier_layout_works_says_how_to_move_and_moves_keepi
     assert "level(2)" not in (old / "workspace" / f"test_{MODULE}").read_text()
     said = " ".join(kata("init", "--upgrade", ".", code=2).output.split())
     assert "not a workbook made by an earlier" in said
+
+
+def test_another_tools_workbook_toml_is_not_a_learners_workbook(tmp_path, monkeypatch):
+    from kata.pytest_entry import wanted
+
+    (tmp_path / "workbook.toml").write_text('[sheets]\nname = "budget"\n')  # not kata's
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    wb = Workbook.find()
+    assert not wb.learner or wb.state_dir != tmp_path  # the installed catalog, not this folder
+    assert not wanted([], tmp_path)  # pytest there stays without kata's plugin
+    (tmp_path / "workbook.toml").write_text('layout = "learner"\n')
+    assert Workbook.find().state_dir == tmp_path and wanted([], tmp_path)
