@@ -242,8 +242,6 @@ def kinds() -> dict[str, object]:
     return KINDS
 
 
-_kinds = kinds
-
 
 @dataclass(frozen=True, slots=True)
 class Question:
@@ -409,7 +407,7 @@ def _question(where: str, raw, kata_of) -> Question:
     if len(set(levels)) != len(levels):
         raise CatalogError(f"{where}: a level is listed twice in 'levels': list each once")
     kind = raw.get("kind", "kata")
-    known = _kinds()
+    known = kinds()
     if kind not in known:
         raise CatalogError(f"{where}: kind '{kind}' must be one of {', '.join(sorted(known))}")
     why = known[kind].check_levels(sorted(levels))  # type: ignore[attr-defined]
@@ -468,8 +466,8 @@ def load_exam(root: Path, name: str, known_katas) -> Exam:
     decoys = data.get("decoy_probability", 0.0)
     if not 0 <= decoys <= 1:
         raise CatalogError(f"{path}: decoy_probability must be between 0 and 1, got {decoys}")
-    if decoys and not any(getattr(_kinds()[q.kind], "decoys", False) for q in questions):
-        takes = [name for name, k in sorted(_kinds().items()) if getattr(k, "decoys", False)]
+    if decoys and not any(getattr(kinds()[q.kind], "decoys", False) for q in questions):
+        takes = [name for name, k in sorted(kinds().items()) if getattr(k, "decoys", False)]
         raise CatalogError(f"{path}: decoy_probability is set but no question is of a kind that hands "
                            f"out decoys ({', '.join(takes) or 'none'}): remove it or add such a question")
     return Exam(name, data["title"], data["minutes"], tuple(questions), data.get("description", ""), path,

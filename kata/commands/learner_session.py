@@ -309,7 +309,8 @@ def _print_submitted(graded, views, level_table, test_lines) -> None:
         for lv in g.opened:
             from kata.workspace import visible_file
 
-            examples = _rel(workbook(settle=False), visible_file(workbook(settle=False), g.kata))
+            wb = workbook(settle=False)
+            examples = _rel(wb, visible_file(wb, g.kata))
             say(f"[bold]Level {lv} is open:[/] `kata show {g.kata.slug}` shows it; its examples "
                 f"are in {examples} (`kata check {g.kata.slug}` runs them).", markup=True)
 
