@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from kata.checks import check, graded
+from kata.checks import check, check_raises, graded
 from kata.engine.design import LEVELS, evaluate, judge
 from kata.engine.metrics import Slo
 from kata.engine.serving import Deployment, memory_math
@@ -62,6 +62,29 @@ def oracle(model: dict, gpu: dict, bits: int, tp: int, block: int, max_seq_len: 
 def fields_of(math) -> tuple:
     return tuple(getattr(math, f, None) for f in
                  ("weight_bytes", "kv_bytes_per_token", "kv_pool_blocks", "max_concurrent_seqs"))
+
+
+def memory_call(model: dict, gpu: dict, bits, tp, block, max_seq_len) -> str:
+    """A memory_math call as a failure message shows it."""
+    return f"memory_math({show_model(model)}, {show_gpu(gpu)}, {bits!r}, {tp!r}, {block!r}, {max_seq_len!r})"
+
+
+def memory_raises(impl, word: str, *args) -> None:
+    """impl.memory_math(*args) raises ValueError naming `word` (see kata.checks.check_raises)."""
+    __tracebackhide__ = True
+    check_raises(lambda: impl.memory_math(*args), word, memory_call(*args))
+
+
+def check_memory_math(impl, model: dict, gpu: dict, bits: int, tp: int, block: int, max_seq_len: int) -> None:
+    """impl.memory_math on these arguments equals the oracle's four fields, or raises an error that
+    names memory when not one sequence fits."""
+    __tracebackhide__ = True
+    want = oracle(model, gpu, bits, tp, block, max_seq_len)
+    if want is None:
+        memory_raises(impl, "memory", model, gpu, bits, tp, block, max_seq_len)
+    else:
+        got = fields_of(impl.memory_math(model, gpu, bits, tp, block, max_seq_len))
+        check(got, want, memory_call(model, gpu, bits, tp, block, max_seq_len))
 
 
 def show_model(model: dict) -> str:
@@ -150,16 +173,22 @@ JUDGED_MARKS = {
 }
 
 
-def judged_tests(level: int) -> dict:
-    """A level's four tests of its plan judged by the engine, test_plan_constraints, _memory, _slo and
-    _cost, for the test module's globals(), marked as JUDGED_MARKS says."""
+def judged_tests(level: int, structure: dict | None = None) -> dict:
+    """A level's tests for the test module's globals(): its four of the plan judged by the engine,
+    test_plan_constraints, _memory, _slo and _cost, marked as JUDGED_MARKS says; and one
+    test_plan_<name> for each entry of `structure`, {name: (points, edge, variants)}, that the plan
+    keeps rules 1 and 2 on each variant of the level (see structure_test)."""
     def make(what, points, edge):
         @graded(level, points, edge)
         def test(impl, verdicts):
             expect_check(verdicts, level, *JUDGED_TESTS[what])
-        test.__name__ = test.__qualname__ = f"test_plan_{what}"
         return test
-    return {f"test_plan_{what}": make(what, *JUDGED_MARKS[level][what]) for what in JUDGED_TESTS}
+    tests = {f"test_plan_{what}": make(what, *JUDGED_MARKS[level][what]) for what in JUDGED_TESTS}
+    for name, (points, edge, variants) in (structure or {}).items():
+        tests[f"test_plan_{name}"] = structure_test(level, points, edge, variants)
+    for name, test in tests.items():
+        test.__name__ = test.__qualname__ = name
+    return tests
 
 
 def plan_on(impl, level: int, **changes):
@@ -177,6 +206,16 @@ def check_structure(impl, level: int, what: str, **changes) -> None:
     __tracebackhide__ = True
     plan, workload, constraints = plan_on(impl, level, **changes)
     check(structural_problems(plan, workload, constraints), [], f"plan(level {level} with {what})")
+
+
+def structure_test(level: int, points: float, edge: str, variants: dict[str, dict]):
+    """A graded test that impl.plan keeps rules 1 and 2 (check_structure) on each variant of a level:
+    {what the message calls it: the workload and constraint keys it replaces}."""
+    @graded(level, points, edge)
+    def test(impl):
+        for what, changes in variants.items():
+            check_structure(impl, level, what, **changes)
+    return test
 
 
 def structural_problems(plan, workload: dict, constraints: dict) -> list[str]:

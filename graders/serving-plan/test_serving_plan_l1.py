@@ -5,21 +5,16 @@ from __future__ import annotations
 
 from hypothesis import example, given
 from hypothesis import strategies as st
-from serving_plan_oracle import (H100, LLAMA_70B, LLAMA_8B, check_structure, expect_check, fields_of, judged_tests,
-                                 oracle, plan_on, show_model)
+from serving_plan_oracle import (H100, LLAMA_70B, LLAMA_8B, check_memory_math, expect_check, fields_of, judged_tests,
+                                 memory_call, memory_raises, plan_on, show_model)
 
-from kata.checks import check, check_raises, graded, property_settings
+from kata.checks import check, graded, property_settings
 
 PROPERTY = property_settings()
 
 
 def math(impl, model, gpu, bits, tp, block, max_seq_len):
     return impl.memory_math(model, gpu, bits, tp, block, max_seq_len)
-
-
-def call(model, gpu, bits, tp, block, max_seq_len):
-    return (f"memory_math({show_model(model)}, gpu(memory_bytes={gpu['memory_bytes']}), {bits}, "
-            f"{tp}, {block}, {max_seq_len!r})")
 
 
 def small(num_params=1000, layers=2, kv_heads=2, head_dim=4):
@@ -54,13 +49,13 @@ def test_kv_bytes_uses_kv_heads(impl):
 @graded(1, 3, "the prompt's example: llama-3-8b on one H100, block 16, 2,560 tokens")
 def test_prompt_example(impl):
     got = math(impl, LLAMA_8B, H100, 16, 1, 16, 2560)
-    check(fields_of(got), (16060522496, 131072, 29043, 181), call(LLAMA_8B, H100, 16, 1, 16, 2560))
+    check(fields_of(got), (16060522496, 131072, 29043, 181), memory_call(LLAMA_8B, H100, 16, 1, 16, 2560))
 
 
 @graded(1, 1, "memory_math returns a MemoryMath")
 def test_returns_memory_math(impl):
     got = math(impl, LLAMA_8B, H100, 16, 1, 16, 2560)
-    assert type(got) is impl.MemoryMath, f"Called {call(LLAMA_8B, H100, 16, 1, 16, 2560)}. Returned {got!r}, expected a MemoryMath."
+    assert type(got) is impl.MemoryMath, f"Called {memory_call(LLAMA_8B, H100, 16, 1, 16, 2560)}. Returned {got!r}, expected a MemoryMath."
 
 
 @graded(1, 2, "90% of the memory is floored in integers, never rounded through a float")
@@ -68,33 +63,33 @@ def test_usable_is_floored(impl):
     gpu = dict(H100, memory_bytes=1009)  # 908.1 usable -> 908
     model = small(num_params=4)  # 8 bytes of weights; 64 bytes per token: 900 // 64 = 14 blocks
     got = math(impl, model, gpu, 16, 1, 1, 1)
-    check(fields_of(got), (8, 64, 14, 14), call(model, gpu, 16, 1, 1, 1))
+    check(fields_of(got), (8, 64, 14, 14), memory_call(model, gpu, 16, 1, 1, 1))
 
 
 @graded(1, 2, "a pool of exactly one sequence's blocks holds one sequence: it fits")
 def test_exactly_one_sequence_fits(impl):
     gpu = dict(H100, memory_bytes=100)  # usable 90; 10 bytes of weights leave 80 = 2.5 blocks
     model = small(num_params=5, layers=1, kv_heads=1, head_dim=8)  # 32 bytes per token
-    check(fields_of(math(impl, model, gpu, 16, 1, 1, 2)), (10, 32, 2, 1), call(model, gpu, 16, 1, 1, 2))
+    check(fields_of(math(impl, model, gpu, 16, 1, 1, 2)), (10, 32, 2, 1), memory_call(model, gpu, 16, 1, 1, 2))
 
 
 @graded(1, 2, "one block short of one sequence raises ValueError beginning 'memory'")
 def test_one_block_short(impl):
     gpu = dict(H100, memory_bytes=100)
     model = small(num_params=5, layers=1, kv_heads=1, head_dim=8)
-    check_raises(lambda: math(impl, model, gpu, 16, 1, 1, 3), "memory", call(model, gpu, 16, 1, 1, 3))
+    memory_raises(impl, "memory", model, gpu, 16, 1, 1, 3)
 
 
 @graded(1, 2, "weights larger than the usable memory: no blocks, and ValueError beginning 'memory' (not a negative pool)")
 def test_weights_larger_than_memory(impl):
-    check_raises(lambda: math(impl, LLAMA_70B, H100, 16, 1, 16, 2560), "memory", call(LLAMA_70B, H100, 16, 1, 16, 2560))
+    memory_raises(impl, "memory", LLAMA_70B, H100, 16, 1, 16, 2560)
 
 
 @graded(1, 2, "the block size changes the pool and the blocks per sequence")
 def test_block_sizes(impl):
     for block, want in ((8, (58086, 181)), (32, (14521, 181)), (1, (464692, 181)), (2560, (181, 181))):
         got = math(impl, LLAMA_8B, H100, 16, 1, block, 2560)
-        check(fields_of(got)[2:], want, call(LLAMA_8B, H100, 16, 1, block, 2560))
+        check(fields_of(got)[2:], want, memory_call(LLAMA_8B, H100, 16, 1, block, 2560))
 
 
 @graded(1, 3, "memory_math at 16 bits on one GPU equals the prompt's formulas on generated models, GPUs, blocks and lengths")
@@ -106,12 +101,7 @@ def test_block_sizes(impl):
 @PROPERTY
 def test_matches_oracle(impl, params, layers, kv_heads, head_dim, memory, block, max_seq_len):
     model, gpu = small(params, layers, kv_heads, head_dim), dict(H100, memory_bytes=memory)
-    want = oracle(model, gpu, 16, 1, block, max_seq_len)
-    what = call(model, gpu, 16, 1, block, max_seq_len)
-    if want is None:
-        check_raises(lambda: math(impl, model, gpu, 16, 1, block, max_seq_len), "memory", what)
-    else:
-        check(fields_of(math(impl, model, gpu, 16, 1, block, max_seq_len)), want, what)
+    check_memory_math(impl, model, gpu, 16, 1, block, max_seq_len)
 
 
 # --- invalid arguments ---------------------------------------------------------------------------
@@ -120,23 +110,23 @@ def test_matches_oracle(impl, params, layers, kv_heads, head_dim, memory, block,
 @graded(1, 2, "block_size must be an int >= 1: 0, negative, bool, float, None and str raise, naming block_size")
 def test_bad_block_size(impl):
     for bad in (0, -16, True, 16.0, None, "16"):
-        check_raises(lambda bad=bad: math(impl, LLAMA_8B, H100, 16, 1, bad, 2560), "block_size", call(LLAMA_8B, H100, 16, 1, bad, 2560))
+        memory_raises(impl, "block_size", LLAMA_8B, H100, 16, 1, bad, 2560)
 
 
 @graded(1, 2, "max_seq_len must be an int >= 1: 0, negative, bool, float, None and str raise, naming max_seq_len")
 def test_bad_max_seq_len(impl):
     for bad in (0, -1, True, 2560.0, None, "2560"):
-        check_raises(lambda bad=bad: math(impl, LLAMA_8B, H100, 16, 1, 16, bad), "max_seq_len", call(LLAMA_8B, H100, 16, 1, 16, bad))
+        memory_raises(impl, "max_seq_len", LLAMA_8B, H100, 16, 1, 16, bad)
 
 
 @graded(1, 1, "block_size is checked before max_seq_len")
 def test_block_size_before_max_seq_len(impl):
-    check_raises(lambda: math(impl, LLAMA_8B, H100, 16, 1, 0, 0), "block_size", call(LLAMA_8B, H100, 16, 1, 0, 0))
+    memory_raises(impl, "block_size", LLAMA_8B, H100, 16, 1, 0, 0)
 
 
 @graded(1, 1, "an invalid argument wins over a plan that does not fit memory")
 def test_argument_before_memory(impl):
-    check_raises(lambda: math(impl, LLAMA_70B, H100, 16, 1, 16, 0), "max_seq_len", call(LLAMA_70B, H100, 16, 1, 16, 0))
+    memory_raises(impl, "max_seq_len", LLAMA_70B, H100, 16, 1, 16, 0)
 
 
 @graded(1, 1, "memory_math answers without modifying the model or gpu dicts")
@@ -150,13 +140,14 @@ def test_inputs_untouched(impl):
 # --- the plan, judged by the engine ----------------------------------------------------------------
 
 
-globals().update(judged_tests(1))  # test_plan_constraints, _memory, _slo and _cost
-
-
-@graded(1, 2, "plan follows other workloads: 250 and 3,000 users keep the constraints and exact arithmetic")
-def test_plan_other_user_counts(impl):
-    for users in (250, 3000):
-        check_structure(impl, 1, f"{users} users", users=users)
+globals().update(judged_tests(1, structure={  # test_plan_constraints, _memory, _slo, _cost and these:
+    "other_user_counts": (2, "plan follows other workloads: 250 and 3,000 users keep the constraints and exact arithmetic",
+        {f"{users} users": dict(users=users) for users in (250, 3000)}),
+    "short_requests": (2, "short requests (prompts and answers of at most 64 tokens): max_num_batched_tokens still >= max_num_seqs",
+        {f"{users} users, prompts and answers of at most 64 tokens":
+         dict(users=users, prompt_tokens={"median": 32, "max": 64}, output_tokens={"median": 16, "max": 64})
+         for users in (1000, 3000)}),
+}))
 
 
 @graded(1, 2, "plan scales with the load: 3,000 users get more GPUs than 250")
@@ -183,10 +174,3 @@ def test_plan_few_users_judged(impl, verdicts):
 @graded(1, 2, "judged in full on a prefill-heavy workload (2k-token prompts, 16-token answers): compute sets the GPU count")
 def test_plan_prefill_heavy_judged(impl, verdicts):
     expect_check(verdicts, "prefill-heavy", "constraints", "memory arithmetic", "SLO", "cost")
-
-
-@graded(1, 2, "short requests (prompts and answers of at most 64 tokens): max_num_batched_tokens still >= max_num_seqs")
-def test_plan_short_requests(impl):
-    for users in (1000, 3000):
-        check_structure(impl, 1, f"{users} users, prompts and answers of at most 64 tokens", users=users,
-                        prompt_tokens={"median": 32, "max": 64}, output_tokens={"median": 16, "max": 64})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import example, given
 from hypothesis import strategies as st
-from serving_plan_oracle import H100, LLAMA_8B, check_structure, fields_of, judged_tests, oracle, plan_on, show_model
+from serving_plan_oracle import (H100, LLAMA_8B, check_memory_math, fields_of, judged_tests, plan_on, show_model)
 
 from kata.checks import check, check_raises, graded, property_settings
 
@@ -50,21 +50,13 @@ def test_too_long(impl):
 @PROPERTY
 def test_long_contexts_match_oracle(impl, max_seq_len, block, memory):
     gpu = dict(H100, memory_bytes=memory)
-    want = oracle(LLAMA_8B, gpu, 16, 1, block, max_seq_len)
-    what = call(LLAMA_8B, 16, 1, block, max_seq_len, gpu)
-    if want is None:
-        check_raises(lambda: impl.memory_math(LLAMA_8B, gpu, 16, 1, block, max_seq_len), "memory", what)
-    else:
-        check(fields_of(impl.memory_math(LLAMA_8B, gpu, 16, 1, block, max_seq_len)), want, what)
+    check_memory_math(impl, LLAMA_8B, gpu, 16, 1, block, max_seq_len)
 
 
-globals().update(judged_tests(2))  # test_plan_constraints, _memory, _slo and _cost
-
-
-@graded(2, 2, "plan sizes memory for the workload's longest request: prompt max + output max")
-def test_plan_uses_max_seq_len(impl):
-    for prompt_max in (16000, 60000):
-        check_structure(impl, 2, f"prompts up to {prompt_max}", prompt_tokens={"median": 4096, "max": prompt_max})
+globals().update(judged_tests(2, structure={  # test_plan_constraints, _memory, _slo, _cost and these:
+    "uses_max_seq_len": (2, "plan sizes memory for the workload's longest request: prompt max + output max",
+        {f"prompts up to {most}": dict(prompt_tokens={"median": 4096, "max": most}) for most in (16000, 60000)}),
+}))
 
 
 @graded(2, 1, "a one-token sequence needs one block: max_concurrent_seqs equals the pool")

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 from hypothesis import example, given
 from hypothesis import strategies as st
-from serving_plan_oracle import (A10G, H100, LLAMA_70B, LLAMA_8B, check_structure, fields_of, judged_tests, oracle,
-                                 plan_on, show_model)
+from serving_plan_oracle import (A10G, H100, LLAMA_70B, LLAMA_8B, check_memory_math, fields_of, judged_tests,
+                                 memory_call, memory_raises, oracle, plan_on, show_model)
 
 from kata.checks import check, check_raises, graded, property_settings
+from kata.engine.design import LEVELS
 
 PROPERTY = property_settings()
-
-
-def call(model, gpu, bits, tp, block, max_seq_len):
-    return (f"memory_math({show_model(model)}, gpu(memory_bytes={gpu['memory_bytes']}), {bits!r}, "
-            f"{tp!r}, {block!r}, {max_seq_len!r})")
 
 
 def model_with(num_params, kv_heads=8):
@@ -45,37 +41,37 @@ def test_weight_bytes_exact_large(impl):
 def test_bad_weight_bits(impl):
     for bad in (12, 0, 2, 32, True, 16.0, None, "8"):
         check_raises(lambda bad=bad: impl.weight_bytes(LLAMA_70B, bad), "weight_bits", f"weight_bytes(llama-3-70b, {bad!r})")
-        check_raises(lambda bad=bad: impl.memory_math(LLAMA_70B, A10G, bad, 4, 16, 1536), "weight_bits", call(LLAMA_70B, A10G, bad, 4, 16, 1536))
+        memory_raises(impl, "weight_bits", LLAMA_70B, A10G, bad, 4, 16, 1536)
 
 
 @graded(3, 3, "the prompt's example: llama-3-70b at 8 bits on 4 A10Gs holds 31 sequences")
 def test_prompt_example(impl):
     got = impl.memory_math(LLAMA_70B, A10G, 8, 4, 16, 1536)
-    check(fields_of(got), (70553706496, 327680, 3022, 31), call(LLAMA_70B, A10G, 8, 4, 16, 1536))
+    check(fields_of(got), (70553706496, 327680, 3022, 31), memory_call(LLAMA_70B, A10G, 8, 4, 16, 1536))
 
 
 @graded(3, 2, "a TP group pools its GPUs' memory behind one copy of the weights")
 def test_tp_pools_memory(impl):
     for tp, want in ((1, (29043, 181)), (2, (65744, 410)), (4, (139147, 869)), (8, (285954, 1787))):
         got = impl.memory_math(LLAMA_8B, H100, 16, tp, 16, 2560)
-        check(fields_of(got)[2:], want, call(LLAMA_8B, H100, 16, tp, 16, 2560))
+        check(fields_of(got)[2:], want, memory_call(LLAMA_8B, H100, 16, tp, 16, 2560))
 
 
 @graded(3, 2, "70B at 8 bits on 2 A10Gs does not fit (negative room is no blocks): 'memory'")
 def test_two_a10g_do_not_fit(impl):
-    check_raises(lambda: impl.memory_math(LLAMA_70B, A10G, 8, 2, 16, 1536), "memory", call(LLAMA_70B, A10G, 8, 2, 16, 1536))
+    memory_raises(impl, "memory", LLAMA_70B, A10G, 8, 2, 16, 1536)
 
 
 @graded(3, 1, "70B at 4 bits on 2 A10Gs fits")
 def test_four_bit_two_a10g(impl):
     got = impl.memory_math(LLAMA_70B, A10G, 4, 2, 16, 1536)
-    check(fields_of(got), (35276853248, 327680, 1511, 15), call(LLAMA_70B, A10G, 4, 2, 16, 1536))
+    check(fields_of(got), (35276853248, 327680, 1511, 15), memory_call(LLAMA_70B, A10G, 4, 2, 16, 1536))
 
 
 @graded(3, 2, "tensor_parallel_size must divide the KV heads and be an int >= 1: 3, 16, 0, -2, bool, float, None raise naming it")
 def test_bad_tp(impl):
     for bad in (3, 16, 0, -2, True, 4.0, None):
-        check_raises(lambda bad=bad: impl.memory_math(LLAMA_70B, A10G, 8, bad, 16, 1536), "tensor_parallel_size", call(LLAMA_70B, A10G, 8, bad, 16, 1536))
+        memory_raises(impl, "tensor_parallel_size", LLAMA_70B, A10G, 8, bad, 16, 1536)
 
 
 @graded(3, 1, "a TP size that divides the query heads but not the KV heads is rejected")
@@ -86,8 +82,8 @@ def test_tp_divides_kv_heads_not_heads(impl):
 
 @graded(3, 1, "order: weight_bits before tensor_parallel_size before block_size")
 def test_order(impl):
-    check_raises(lambda: impl.memory_math(LLAMA_70B, A10G, 5, 3, 0, 0), "weight_bits", call(LLAMA_70B, A10G, 5, 3, 0, 0))
-    check_raises(lambda: impl.memory_math(LLAMA_70B, A10G, 8, 3, 0, 0), "tensor_parallel_size", call(LLAMA_70B, A10G, 8, 3, 0, 0))
+    memory_raises(impl, "weight_bits", LLAMA_70B, A10G, 5, 3, 0, 0)
+    memory_raises(impl, "tensor_parallel_size", LLAMA_70B, A10G, 8, 3, 0, 0)
 
 
 @graded(3, 3, "memory_math with 16/8/4-bit weights and TP 1-8 equals the prompt's formulas")
@@ -98,30 +94,16 @@ def test_order(impl):
 @PROPERTY
 def test_matches_oracle(impl, params, bits, tp, memory, block, max_seq_len):
     model, gpu = model_with(params), dict(A10G, memory_bytes=memory)
-    want = oracle(model, gpu, bits, tp, block, max_seq_len)
-    what = call(model, gpu, bits, tp, block, max_seq_len)
-    if want is None:
-        check_raises(lambda: impl.memory_math(model, gpu, bits, tp, block, max_seq_len), "memory", what)
-    else:
-        check(fields_of(impl.memory_math(model, gpu, bits, tp, block, max_seq_len)), want, what)
+    check_memory_math(impl, model, gpu, bits, tp, block, max_seq_len)
 
 
-globals().update(judged_tests(3))  # test_plan_constraints, _memory, _slo and _cost
-
-
-@graded(3, 2, "plan follows the floor it is given: 16 bits means 16-bit weights (on 8 A10Gs), 4 bits allows them")
-def test_plan_follows_floor(impl):
-    for floor in (16, 4):
-        check_structure(impl, 3, f"min_weight_bits {floor}", min_weight_bits=floor)
-
-
-@graded(3, 2, "plan uses a GPU it is given: H100s only, or a choice of A10G and H100")
-def test_plan_follows_hardware(impl):
-    from kata.engine.design import LEVELS
-
-    gpus = LEVELS[1].constraints()["hardware"] | LEVELS[3].constraints()["hardware"]
-    for allowed in ({"H100": gpus["H100"]}, gpus):
-        check_structure(impl, 3, f"hardware {sorted(allowed)}", hardware=allowed)
+_GPUS = LEVELS[1].constraints()["hardware"] | LEVELS[3].constraints()["hardware"]
+globals().update(judged_tests(3, structure={  # test_plan_constraints, _memory, _slo, _cost and these:
+    "follows_floor": (2, "plan follows the floor it is given: 16 bits means 16-bit weights (on 8 A10Gs), 4 bits allows them",
+        {f"min_weight_bits {floor}": dict(min_weight_bits=floor) for floor in (16, 4)}),
+    "follows_hardware": (2, "plan uses a GPU it is given: H100s only, or a choice of A10G and H100",
+        {f"hardware {sorted(allowed)}": dict(hardware=allowed) for allowed in ({"H100": _GPUS["H100"]}, _GPUS)}),
+}))
 
 
 @graded(3, 1, "4-bit weights are exactly a quarter of 16-bit ones for an even parameter count")
@@ -136,7 +118,7 @@ def test_usable_exact_large(impl):
     model = dict(model_with(1), num_layers=1, num_kv_heads=1, head_dim=1)  # 1 byte of weights, 4 per token
     gpu = dict(A10G, memory_bytes=10**17 + 3)
     got = impl.memory_math(model, gpu, 16, 1, 1, 1)
-    check(fields_of(got), (2, 4, 22500000000000000, 22500000000000000), call(model, gpu, 16, 1, 1, 1))
+    check(fields_of(got), (2, 4, 22500000000000000, 22500000000000000), memory_call(model, gpu, 16, 1, 1, 1))
 
 
 @graded(3, 2, "90% is floored once per group, not per GPU: floor(1,005 * 2 * 9 / 10) = 1,809 bytes, not 2 * 904")
@@ -144,7 +126,7 @@ def test_usable_floored_per_group(impl):
     model = dict(model_with(1), num_layers=1, num_heads=2, num_kv_heads=2, head_dim=1)  # 1 byte at 8 bits, 8 per token
     gpu = dict(A10G, memory_bytes=1005)
     got = impl.memory_math(model, gpu, 8, 2, 1, 1)
-    check(fields_of(got), (1, 8, 226, 226), call(model, gpu, 8, 2, 1, 1))
+    check(fields_of(got), (1, 8, 226, 226), memory_call(model, gpu, 8, 2, 1, 1))
 
 
 @graded(3, 2, "plan's memory on a GPU whose size is not a multiple of 10 bytes (23,981,882,027) and an odd weight size: 90% floored per group")

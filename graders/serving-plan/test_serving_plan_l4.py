@@ -6,14 +6,10 @@ from serving_plan_oracle import check_structure, judged_tests, plan_on
 
 from kata.checks import check, graded
 
-
-globals().update(judged_tests(4))  # test_plan_constraints, _memory, _slo and _cost
-
-
-@graded(4, 2, "with only an e2e limit (ttft_s and tpot_s None) plan still returns a valid plan for other loads")
-def test_plan_e2e_only_other_loads(impl):
-    for users in (300, 2000):
-        check_structure(impl, 4, f"{users} users", users=users)
+globals().update(judged_tests(4, structure={  # test_plan_constraints, _memory, _slo, _cost and these:
+    "e2e_only_other_loads": (2, "with only an e2e limit (ttft_s and tpot_s None) plan still returns a valid plan for other loads",
+        {f"{users} users": dict(users=users) for users in (300, 2000)}),
+}))
 
 
 @graded(4, 2, "plan honours a different GPU table: H200s only")
