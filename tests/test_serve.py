@@ -103,8 +103,39 @@ def test_a_foreign_host_or_origin_is_refused(client):
         assert client.get("/api/state", headers={**AUTH, "Host": host}).status_code == 200, host
     r = client.post("/api/start", json={"target": "adder"}, headers={**AUTH, "Origin": "http://evil.example"})
     assert r.status_code == 403
+    for origin in (f"http://localhost:{PORT + 1}", f"http://127.0.0.1:{PORT + 1}", "http://127.0.0.1",
+                   f"https://127.0.0.1:{PORT}", "null", f"http://localhost:{PORT}"):  # not the page's own
+        r = client.post("/api/start", json={"target": "adder"}, headers={**AUTH, "Origin": origin})
+        assert r.status_code == 403 and "Origin is not this page's" in r.text, origin
     r = client.post("/api/start", json={"target": "adder"}, headers={**AUTH, "Origin": BASE})
     assert r.status_code == 200
+
+
+def test_a_body_over_the_limit_is_413_and_nothing_is_kept(client, isolated_state):
+    from kata.web.app import MAX_BODY
+
+    session.start(Workbook.find(), "adder")
+    archive = isolated_state / ".kata" / "archive"
+    before = sorted(archive.rglob("*")) if archive.exists() else []
+    huge = "x" * (MAX_BODY + 1)
+    r = client.post("/api/keep/adder/code", json={"text": huge}, headers=AUTH)
+    assert r.status_code == 413 and "MiB" in r.json()["error"]
+
+    def chunks():  # no Content-Length: counted as it arrives
+        for _ in range(3):
+            yield b'{"text": "' + b"y" * (MAX_BODY // 2)
+    r = client.post("/api/save/adder/code", content=chunks(), headers=AUTH)
+    assert r.status_code == 413
+    assert (sorted(archive.rglob("*")) if archive.exists() else []) == before
+    assert "y" * 100 not in ws(isolated_state).read_text()
+    r = client.post("/api/keep/adder/code", json={"text": "def add(a, b):\n    return 0\n"}, headers=AUTH)
+    assert r.status_code == 200
+
+
+def test_a_review_id_no_store_can_hold_is_404(client):
+    for sid in ("9" * 25, str(2**63), "0"):
+        r = client.get(f"/api/review/{sid}", headers=AUTH)
+        assert r.status_code == 404 and "no session" in r.json()["error"], sid
 
 
 def test_actions_are_posts_and_reads_are_gets(client):

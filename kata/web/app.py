@@ -66,6 +66,13 @@ HEADERS = {  # on every answer: nothing from elsewhere, no framing, no token in 
     "cache-control": "no-store",
 }
 READS = ("GET", "HEAD")
+MAX_BODY = 2 * 1024 * 1024  # bytes: a workspace file's text is far smaller
+
+
+def _host_port(netloc: str) -> tuple[str, str]:
+    """('localhost', '8000') of 'localhost:8000'; a missing port is ''."""
+    name, _, port = netloc.rpartition(":") if not netloc.endswith("]") else (netloc, "", "")
+    return (name, port) if name else (netloc, "")
 
 
 class Guard:
@@ -87,18 +94,21 @@ class Guard:
                     (k.encode(), v.encode()) for k, v in HEADERS.items() if k.encode() not in have]
             await send(message)
 
-        why = self.refusal(Request(scope))
+        request = Request(scope)
+        why = self.refusal(request)
         if why is not None:
             await PlainTextResponse(f"forbidden: {why}\n", 403)(scope, receive, with_headers)
+            return
+        length = request.headers.get("content-length", "0")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            await _too_large()(scope, receive, with_headers)
             return
         await self.app(scope, receive, with_headers)
 
     def refusal(self, request: Request) -> str | None:
         """Why the request is refused, or None."""
         host = request.headers.get("host", "")
-        name, _, port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
-        if not name:
-            name, port = host, ""
+        name, port = _host_port(host)
         if name not in HOSTS or (self.port and port and port != str(self.port)):
             return "this server answers only to 127.0.0.1 and localhost"
         if request.method in READS:
@@ -107,11 +117,20 @@ class Guard:
         else:
             given = request.headers.get("x-kata-token", "")
             origin = request.headers.get("origin")
-            if origin is not None and urlsplit(origin).hostname not in HOSTS:
-                return "a request from another site"
+            if origin is not None:  # the page's own origin: this scheme, host and port
+                parts = urlsplit(origin)
+                if parts.scheme != "http" or _host_port(parts.netloc) != (name, port) or parts.path not in ("", "/"):
+                    return "a request from another site (its Origin is not this page's)"
         if not hmac.compare_digest(given.encode(), self.token.encode()):
             return "no valid token: open the address `kata serve` printed"
         return None
+
+
+TOO_LARGE = f"the request body is over {MAX_BODY // (1024 * 1024)} MiB: the room refuses it"
+
+
+def _too_large() -> JSONResponse:
+    return JSONResponse({"error": TOO_LARGE}, 413)
 
 
 def _answer(data) -> JSONResponse:
@@ -131,8 +150,13 @@ async def _call(fn, *args, **kwargs) -> Response:
 
 
 async def _body(request: Request) -> dict:
+    raw = b""
+    async for chunk in request.stream():  # a body sent without a length is counted as it comes
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise room.Refused(413, TOO_LARGE)
     try:
-        data = json.loads(await request.body() or b"{}")
+        data = json.loads(raw or b"{}")
     except ValueError:
         data = None
     if not isinstance(data, dict):

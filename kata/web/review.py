@@ -23,6 +23,8 @@ def elapsed(seconds: float) -> str:
 def review(wb: Workbook, session_id: int | None) -> dict:
     from kata.store import StoreError
 
+    if session_id is not None and not 0 < session_id < 2**63:  # no store row has such an id
+        raise Refused(404, f"no session {session_id}: `kata history` lists them")
     try:
         rev = session.review(wb, session_id)
     except StoreError as exc:
