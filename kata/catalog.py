@@ -172,6 +172,8 @@ class Kata:
     levels: tuple[Level, ...]
     root: Path  # the workbook root
     equivalent_mutants: tuple[EquivalentMutant, ...] = field(default=())
+    # graded across the process boundary (kata/boundary.py): the learner's code in its own process
+    process_boundary: bool = False
 
     # paths, all derived from root + slug + module
     @property
@@ -311,7 +313,7 @@ KATA_REQUIRED = {
     "tags": list,
     "levels": list,
 }
-KATA_OPTIONAL = {"equivalent_mutants": list}
+KATA_OPTIONAL = {"equivalent_mutants": list, "process_boundary": bool}
 LEVEL_REQUIRED = {"name": str, "points": int}
 LEVEL_OPTIONAL = {"hints": list, "sealed_hints": str}
 MUTANT_REQUIRED = {"name": str, "reason": str}
@@ -377,6 +379,7 @@ def load_kata(root: Path, slug: str) -> Kata:
         levels=tuple(levels),
         root=root,
         equivalent_mutants=tuple(mutants),
+        process_boundary=data.get("process_boundary", False),
     )
     for needed in (kata.prompt, kata.stub, kata.visible_tests):
         if not needed.is_file():

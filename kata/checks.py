@@ -37,6 +37,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
+from kata import boundary
+from kata.boundary import TooSlow  # noqa: F401 - raised in the implementation past its CPU budget
 from kata.strict import same
 
 
@@ -310,7 +312,16 @@ def _canonical(value, depth: int):
         return ("dataclass", kind.__name__,
                 [(f.name, _canonical(object.__getattribute__(value, f.name), depth + 1))
                  for f in dataclasses.fields(value)])
+    if isinstance(value, boundary.Remote):  # one of the learner's objects in its own process: read there
+        desc = value._op("desc")
+        if desc is not None and desc[2] == "enum":
+            return ("enum", desc[0], desc[1][0][1])
+        if desc is not None and desc[2] == "dataclass":
+            return ("dataclass", desc[0], [(n, _canonical(v, depth + 1)) for n, v in desc[1]])
     return ("other", kind.__qualname__, id(value))  # matches no answer the reference gives
+
+
+_APART: dict[str, object] = {}  # name -> the reference's RemoteModule, where implementations run apart
 
 
 def load_reference(path: Path, name: str):
@@ -319,6 +330,10 @@ def load_reference(path: Path, name: str):
     if reference_mode()[0] == "apart":
         raise ReferenceApart(f"the reference {path.name} runs apart in this grading: "
                              "ask for what is needed through kata.checks.baseline")
+    if boundary.MODE["apart"]:  # the implementation runs apart: so does the reference, on equal terms
+        if name not in _APART:
+            _APART[name] = boundary.RemoteModule(boundary.Client(str(path), name))
+        return _APART[name]
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, path)
         assert spec is not None and spec.loader is not None, path  # a .py file always has both
@@ -339,14 +354,10 @@ def reference_at(grader: str, relative: str):
     return lambda: load_reference(path, name)
 
 
-class TooSlow(BaseException):
-    """Raised inside the implementation once it runs past its CPU budget (a BaseException, so a
-    bare `except Exception` in the implementation cannot swallow it)."""
-
-
 def _cpu() -> float:
+    """CPU seconds of this process and of the processes implementations run in (kata/boundary.py)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    return usage.ru_utime + usage.ru_stime + boundary.cpu_apart()
 
 
 @contextmanager
@@ -357,11 +368,13 @@ def cpu_budget(seconds: float):
 
     old = signal.signal(signal.SIGPROF, on_prof)
     signal.setitimer(signal.ITIMER_PROF, seconds)
+    boundary.budget_apart(seconds)  # and in the implementation's own process, where it runs apart
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, old)
+        boundary.budget_apart(0)
 
 
 @contextmanager

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import shutil
 import sys
@@ -118,6 +119,11 @@ def _command(targets, impl, module_name, root, ini, sweep, levels, per_test, str
         cmd += ["--kata-impl", str(impl)]
     if module_name:
         cmd += ["--kata-impl-module", module_name]
+    if sandbox.available() and sandbox.nested_status() is None:  # the learner's process in a sandbox of its own
+        cmd += ["--kata-boundary-sandbox"]
+    forced = os.environ.get(BOUNDARY_ENV, "").lower()
+    if forced in ("on", "off"):  # every kata across the process boundary, or none (for measuring)
+        cmd += ["--kata-boundary", forced]
     if sweep:
         cmd += ["--kata-sweep", ":".join(str(p) for p in sweep)]
     if levels:
@@ -262,6 +268,7 @@ def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
     return verdict
 
 
+BOUNDARY_ENV = "KATA_BOUNDARY"  # "on" or "off": every kata across the process boundary, or none
 BASELINES = "baselines.json"  # in a private copy: what the reference measured in its own run
 # the reference's own runs (an author's checks, a batch's baselines): trusted code, generous bounds
 REFERENCE_LIMITS = Limits(test_timeout=60.0, hard_test_grace=3.0, wall_timeout=900.0,

@@ -93,7 +93,9 @@ def _project(kata: Kata, where: Path) -> None:
     # A mutant that loops forever fails its test after MUTANT_TEST_TIMEOUT s (pytest-timeout),
     # counted as killed, instead of running into mutmut's own CPU limit, which is 30x the
     # estimated time of all the tests it selects (minutes for one mutant of a busy function).
-    args = ["--kata-impl", kata.module, "--kata-impl-module", kata.module_name,
+    # In one process with the tests (--kata-boundary off): mutmut's trampolines report to the
+    # process that runs them; the suite's power is the question here, not its isolation.
+    args = ["--kata-impl", kata.module, "--kata-impl-module", kata.module_name, "--kata-boundary", "off",
             "-p", "no:cacheprovider", "-p", "no:randomly", "-q", "-m", "not complexity",
             "--timeout", str(MUTANT_TEST_TIMEOUT), "--timeout-method", "signal"]
     (where / "pyproject.toml").write_text(

@@ -44,6 +44,11 @@ def pytest_addoption(parser):
                     help="run every test once per implementation in PATHS (separated by "
                          f"'{os.pathsep}'); an implementation's remaining tests are skipped once "
                          "one of its tests fails (for bug zoos: one process, not one per bug)")
+    group.addoption("--kata-boundary", default="auto", choices=("auto", "on", "off"),
+                    help="run the implementation in a process of its own, the tests talking to it "
+                         "(auto: where the kata's kata.toml says process_boundary)")
+    group.addoption("--kata-boundary-sandbox", action="store_true", default=False,
+                    help="start that process in a sandbox of its own (inside the grading child's)")
     group.addoption("--kata-strike", default=None, type=float, metavar="SECONDS",
                     help="the per-test time limit once two tests of the run have timed out "
                          "(default: --timeout's)")

@@ -61,7 +61,7 @@ MESSAGE_CAP = 600  # characters of a failure's one-line message
 DETAIL_CAP = 6000  # characters of a failure's full report (for visible checks)
 OUTPUT_CAP = 2000  # characters of captured stdout/stderr kept per test
 
-_impl_cache: dict[tuple[str, str], object] = {}  # (path, module name) -> module or ImplLoadError
+_impl_cache: dict[tuple[str, ...], object] = {}  # (path, module name) -> module or ImplLoadError
 
 
 class ImplLoadError(Exception):
@@ -251,8 +251,12 @@ def pytest_collection_finish(session):
         _emit(config, {"event": "import", "state": "start"})
         module_name = config.getoption("kata_impl_module") or Path(explicit).stem
         error, module = None, None
+        apart = _boundary(config, session.items[0].path)
         try:
-            module = load_impl(Path(explicit).resolve(), module_name)
+            if apart:
+                load_remote(config, Path(explicit).resolve(), module_name)
+            else:
+                module = load_impl(Path(explicit).resolve(), module_name)
         except ImplLoadError as exc:
             error = str(exc)
         _emit(config, {"event": "import", "state": "done", "error": error})
@@ -650,7 +654,16 @@ def pytest_sessionstart(session):
     # (mutation testing runs the clean suite, then forks a session per mutant); a module kept
     # from an earlier one would carry its state over, e.g. a memo table filled by the clean run
     # that hides every mutant of the code that fills it.
+    _stop_remotes()
     _impl_cache.clear()
+
+
+def _stop_remotes() -> None:
+    """End every process this run started to run an implementation in (kata/boundary.py)."""
+    from kata import boundary
+
+    boundary.stop_all()
+    boundary.MODE["apart"] = False
 
 
 def pytest_runtest_logstart(nodeid, location):
@@ -723,6 +736,7 @@ def pytest_runtest_logreport(report):
 
 def pytest_sessionfinish(session, exitstatus):
     _check_tampering(session.config, "at the end of the run")
+    _stop_remotes()
     _emit(session.config, {"event": "finish", "exitstatus": int(exitstatus)})
 
 
@@ -761,6 +775,49 @@ def _resolve_impl(request) -> tuple[Path, str]:
     if module_name is None:
         module_name = kata.module_name if kata is not None else path.stem.replace("-", "_")
     return path.resolve(), module_name
+
+
+def _boundary(config, test_path) -> bool:
+    """Whether the implementation runs apart (kata/boundary.py) for the tests of `test_path`."""
+    mode = config.getoption("kata_boundary", "off") if config is not None else "off"
+    if mode != "auto":
+        return mode == "on"
+    from kata.catalog import CatalogError, find_kata_for_test_file, find_workspace_test, load_kata
+
+    try:
+        found = find_kata_for_test_file(Path(str(test_path)))
+        if found is not None:
+            return load_kata(*found).process_boundary
+        mine = find_workspace_test(Path(str(test_path)))
+        return mine is not None and mine[0].process_boundary
+    except CatalogError:
+        return False
+
+
+def load_remote(config, path: Path, module_name: str):
+    """`path` as module `module_name` in a process of its own (kata/boundary.py), started once per
+    run (and again after it dies): the RemoteModule the tests use. Failures become ImplLoadError."""
+    from kata import boundary
+
+    key = ("remote", str(path), module_name)
+    cached = _impl_cache.get(key)
+    if isinstance(cached, ImplLoadError):
+        raise cached
+    if cached is None:
+        wrap = None
+        if config.getoption("kata_boundary_sandbox", False):
+            from kata import sandbox
+
+            wrap = sandbox.inner_wrap([], [path, Path(boundary.__file__).resolve()])
+        cached = boundary.RemoteModule(boundary.Client(str(path), module_name, wrap))
+        _impl_cache[key] = cached
+    try:
+        object.__getattribute__(cached, "_client").module()
+    except boundary.BoundaryError as exc:
+        error = ImplLoadError(str(exc))
+        _impl_cache[key] = error
+        raise error from None
+    return cached
 
 
 def load_impl(path: Path, module_name: str):
@@ -810,6 +867,11 @@ def impl(request):
     if getattr(request, "param", None) is not None:  # sweep mode
         path = Path(request.param).resolve()
     try:
+        if _boundary(request.config, request.node.path):
+            from kata import boundary
+
+            boundary.MODE["apart"] = True
+            return load_remote(request.config, path, module_name)
         return load_impl(path, module_name)
     except ImplLoadError as exc:
         pytest.fail(str(exc), pytrace=False)

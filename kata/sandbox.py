@@ -168,6 +168,57 @@ def wrap(cmd: list[str], visible: list[Path], force: bool = False,
     return args + cmd
 
 
+# --- the learner's own process, inside a grading child's sandbox ---------------------------
+
+_NESTED: dict[str, str | None] = {}
+
+
+def inner_wrap(cmd: list[str], files: list[Path]) -> list[str]:
+    """`cmd` in a sandbox of its own, started from inside a grading child's (kata/boundary.py's
+    learner process): new namespaces again, no network, no /proc (a nested one cannot be
+    mounted: without it no other process can even be named), the Python installation and
+    `files` read-only (the learner's file and the boundary's server, not the hidden suite beside
+    them), and a fresh tmpfs for /tmp and the working folder."""
+    args = [_bwrap() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--dev", "/dev",
+            "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
+    for system in ("/usr", "/etc/alternatives", "/etc/ssl"):
+        args += ["--ro-bind-try", system, system]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
+        target = Path(top)
+        if target.is_symlink():
+            args += ["--symlink", os.readlink(target), top]
+        elif target.is_dir():
+            args += ["--ro-bind", top, top]
+    for root in _python_roots():
+        if any((root / name).is_dir() for name in ("solutions", "graders")):
+            continue
+        args += ["--ro-bind", str(root), str(root)]
+    for path in files:
+        args += ["--ro-bind", str(path), str(path)]
+    args += ["--size", str(TMPFS_BYTES), "--tmpfs", WORKDIR, "--setenv", "HOME", WORKDIR, "--chdir", WORKDIR, "--"]
+    return args + cmd
+
+
+def nested_status() -> str | None:
+    """None when a grading child can start a sandbox inside its own (checked by a trial run of
+    both), else why not. Cached."""
+    if "reason" not in _NESTED:
+        reason = status()
+        if reason is None:
+            probe = [sys.executable, "-I", "-c", "print('kata-nested-ok')"]
+            cmd = wrap(inner_wrap(probe, []), [], force=True)
+            try:
+                done = subprocess.run(cmd, capture_output=True, timeout=20, env=child_env({}),
+                                      stdin=subprocess.DEVNULL)
+                if done.returncode != 0 or b"kata-nested-ok" not in done.stdout:
+                    err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+                    reason = f"a sandbox inside the sandbox was refused ({err[-1][:120] if err else done.returncode})"
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                reason = f"a sandbox inside the sandbox could not be started ({type(exc).__name__})"
+        _NESTED["reason"] = reason
+    return _NESTED["reason"]
+
+
 # --- hypothesis's Unicode tables ------------------------------------------------
 
 _TABLES: dict[str, Path | None] = {}
