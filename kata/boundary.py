@@ -435,8 +435,15 @@ def _budget(seconds) -> None:
     signal.setitimer(signal.ITIMER_PROF, float(seconds))
 
 
+class LearnerExit(Exception):
+    """The learner's code raised SystemExit, KeyboardInterrupt or GeneratorExit: in the grader's
+    process that is only the test's failure, never the end of the run."""
+
+
 def _exception(codec: Codec, e: dict) -> BaseException:
     cls = codec.decode(e["t"])
+    if isinstance(cls, type) and issubclass(cls, BaseException) and not issubclass(cls, (Exception, TooSlow)):
+        return LearnerExit(f"the code raised {cls.__name__}: {e['s']}"[:REPR_CAP])
     if not (isinstance(cls, type) and issubclass(cls, BaseException)):
         cls = RuntimeError
     try:
@@ -792,7 +799,7 @@ class Client(Codec):
         ns = {"_rc": self, "_rh": info["h"], "_rgen": self.gen, "_remote_of": self, "__module__": self.name}
         if info["k"] == "exc":
             bases = tuple(b for b in (self.decode(b) for b in info.get("bases", ()))
-                          if isinstance(b, type) and issubclass(b, BaseException)) or (Exception,)
+                          if isinstance(b, type) and issubclass(b, Exception)) or (Exception,)
             if not any(issubclass(b, _RemoteException) for b in bases):
                 bases = (_RemoteException, *[b for b in bases if b is not Exception])
             cls = type(info["n"], bases, ns)

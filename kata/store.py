@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import json
 import os
 import socket
@@ -51,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from kata.results import ERROR
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # version -> statements that bring the previous version to it
 MIGRATIONS: dict[int, list] = {  # a statement, or a function of the connection
@@ -148,9 +149,52 @@ MIGRATIONS: dict[int, list] = {  # a statement, or a function of the connection
         "DROP TABLE deadline_snapshots",
         "ALTER TABLE deadline_snapshots_v5 RENAME TO deadline_snapshots",
     ],
+    # v6: each submission row carries a keyed digest of its fields (see row_digest), so an edit made
+    # outside kata (a score raised by hand) is named by `kata doctor`, not read as a clean record
+    6: [
+        lambda db: _sign_rows(db),
+    ],
 }
 
 LEGACY_PART = "hunt"  # where a result of schema 4 or before kept its kind's part (that kind's name)
+
+
+# --- keyed digests of submission rows ---------------------------------------------------------
+# The key lives beside the store (store.key, readable by its owner only). It does not stop a
+# learner who reads this file and recomputes a digest: it makes an edited row look edited.
+
+KEY_FILE = "store.key"
+_DIGESTED = ("id", "session_id", "slug", "submitted_at", "code", "result", "points_earned",
+             "points_possible", "status", "suite", "auto", "suite_version", "regrade_of")
+_SIGNING_KEY: list[bytes] = []  # the key of the store being migrated (its v6 step signs old rows)
+
+
+def store_key(store_path: Path) -> bytes:
+    """The store's key, made on first use (32 random bytes, hex, mode 0600)."""
+    path = Path(store_path).with_name(KEY_FILE)
+    try:
+        return bytes.fromhex(path.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        pass
+    key = os.urandom(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(key.hex() + "\n")
+    return key
+
+
+def row_digest(key: bytes, row) -> str:
+    """HMAC-SHA256 of a submission row's fields (their values as stored)."""
+    fields = json.dumps([row[name] for name in _DIGESTED], separators=(",", ":"))
+    return hmac.new(key, fields.encode(), hashlib.sha256).hexdigest()
+
+
+def _sign_rows(db) -> None:
+    if "digest" not in {r[1] for r in db.execute("PRAGMA table_info(submissions)")}:
+        db.execute("ALTER TABLE submissions ADD COLUMN digest TEXT")
+    key = _SIGNING_KEY[0]
+    for row in db.execute("SELECT * FROM submissions").fetchall():
+        db.execute("UPDATE submissions SET digest = ? WHERE id = ?", (row_digest(key, row), row["id"]))
 
 
 def _results_with_parts(db) -> None:
@@ -355,6 +399,7 @@ class Store:
                 raise self._unreadable(exc) from None
 
     def _open(self) -> None:
+        self.key = store_key(self.path)
         # one thread uses a connection at a time, but the command's end closes every thread's
         # (kata/session/base.py close_stores), and a finished thread's id can be handed to a new one
         self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -402,6 +447,7 @@ class Store:
         self.db.execute("COMMIT")
 
     def _migrate(self) -> None:
+        _SIGNING_KEY[:] = [self.key]
         with self.transaction() as db:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
@@ -513,7 +559,18 @@ class Store:
                  suite_version, regrade_of),
             )
             row = db.execute("SELECT * FROM submissions WHERE id = ?", (cur.lastrowid,)).fetchone()
+            db.execute("UPDATE submissions SET digest = ? WHERE id = ?", (row_digest(self.key, row), row["id"]))
         return _submission(row)
+
+    def edited_rows(self) -> list[str]:
+        """The submission rows whose digest does not match their fields (edited outside kata), one
+        phrase each: 'submission 7 (lru-kv-cache, session 3)'."""
+        out = []
+        for row in self.db.execute("SELECT * FROM submissions ORDER BY id").fetchall():
+            if not hmac.compare_digest(row["digest"] or "", row_digest(self.key, row)):
+                where = f"session {row['session_id']}" if row["session_id"] is not None else "no session"
+                out.append(f"submission {row['id']} ({row['slug']}, {where})")
+        return out
 
     def submissions(self, session_id: int | None = None, slug: str | None = None,
                     suite: str | None = "hidden", current: bool = True) -> list[Submission]:
@@ -724,8 +781,12 @@ def repair(path: Path, now: float) -> Repair:
             data = dict(row)
             try:
                 with new.transaction() as db:
-                    db.execute(f"INSERT INTO {table} ({', '.join(data)}) VALUES "
-                               f"({', '.join('?' * len(data))})", list(data.values()))
+                    cur = db.execute(f"INSERT INTO {table} ({', '.join(data)}) VALUES "
+                                     f"({', '.join('?' * len(data))})", list(data.values()))
+                    if table == "submissions" and "digest" not in data:  # a store from before digests
+                        kept = db.execute("SELECT * FROM submissions WHERE rowid = ?", (cur.lastrowid,)).fetchone()
+                        db.execute("UPDATE submissions SET digest = ? WHERE rowid = ?",
+                                   (row_digest(new.key, kept), cur.lastrowid))
                 salvaged[table] += 1
             except sqlite3.Error:
                 lost[table] += 1

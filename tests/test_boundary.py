@@ -88,6 +88,18 @@ def where():
     return os.getpid(), sorted(m for m in sys.modules if m.startswith(("kata", "_pytest", "pytest")))
 
 
+def leave(kind):
+    raise {"exit": SystemExit(2), "interrupt": KeyboardInterrupt(), "generator": GeneratorExit()}[kind]
+
+
+class Abort(KeyboardInterrupt):
+    pass
+
+
+def abort():
+    raise Abort()
+
+
 def spin():
     while True:
         pass
@@ -149,6 +161,16 @@ def test_the_learners_exceptions_are_raised_as_their_types(impl):
     assert type(caught.value) is impl.Deeper
     with pytest.raises(AttributeError):
         impl.no_such_name  # noqa: B018
+
+
+def test_an_exit_or_interrupt_in_the_learners_code_only_fails_the_call(impl):
+    for kind in ("exit", "interrupt", "generator"):
+        with pytest.raises(boundary.LearnerExit, match="the code raised"):
+            impl.leave(kind)
+    with pytest.raises(Exception) as caught:  # its own KeyboardInterrupt: an Exception here
+        impl.abort()
+    assert not isinstance(caught.value, KeyboardInterrupt)
+    assert impl.echo(1) == 1
 
 
 def test_mutated_arguments_come_back_even_when_the_call_raises(impl):

@@ -276,6 +276,24 @@ def test_doctor_moves_a_damaged_store_aside_and_keeps_the_workspace(wb, isolated
     assert "No live session" in run("status")
 
 
+def test_doctor_names_a_submission_row_edited_outside_kata(wb, isolated_state):
+    import sqlite3
+
+    kata("start", "adder")
+    kata("submit", "adder", code=1)  # the stub: a row with no points
+    assert "healthy" in kata("doctor").output
+    db = isolated_state / ".kata" / "kata.db"
+    con = sqlite3.connect(db)
+    con.execute("UPDATE submissions SET points_earned = points_possible")  # 100/100, by hand
+    con.commit()
+    con.close()
+    said = kata("doctor", code=1).output
+    assert "1 row(s) were changed outside kata" in said and "submission 1 (adder, session 1)" in said
+    assert "healthy" not in said
+    (isolated_state / ".kata" / "store.key").write_text("00" * 32 + "\n")  # another key: every row
+    assert "changed outside kata" in kata("doctor", code=1).output
+
+
 def test_doctor_recovers_the_rows_it_can_read(wb, isolated_state):
     import sqlite3
 

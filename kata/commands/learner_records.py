@@ -193,6 +193,17 @@ def doctor() -> None:
     path = wb.kata_dir / "kata.db"
     r = repair(path, now())
     if r.healthy:
+        from kata.store import Store
+
+        store = Store(path)
+        try:
+            edited = store.edited_rows()
+        finally:
+            store.close()
+        if edited:
+            say(f"{_rel(wb, path)}: {len(edited)} row(s) were changed outside kata (their digests do not "
+                "match, so their scores cannot be trusted): " + "; ".join(edited) + ".", markup=False)
+            raise typer.Exit(1)
         say(f"{_rel(wb, path)}: healthy, nothing to do.")
         return
     assert r.moved_to is not None  # an unhealthy store is always moved aside
