@@ -33,8 +33,12 @@ def run(slug: str, mode: str, stats: Path | None) -> tuple[float, str]:
     if stats is not None:
         env[STATS_ENV] = str(stats)
     t = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"graders/{slug}",
-                           "--kata-boundary", mode], cwd=ROOT, env=env, capture_output=True, text=True)
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"graders/{slug}",
+                               "--kata-boundary", mode], cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=600)
+    except subprocess.TimeoutExpired:
+        return time.perf_counter() - t, "over 600 s: stopped"
     tail = (done.stdout.strip().splitlines() or ["?"])[-1]
     return time.perf_counter() - t, tail
 

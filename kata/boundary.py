@@ -43,6 +43,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import weakref
 from decimal import Decimal
 from fractions import Fraction
@@ -56,7 +57,9 @@ _DATA = (type(None), bool, int, float, str)
 
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # the clients whose learner's process runs now
-MODE = {"apart": False}  # set by the pytest plugin: this run's implementations run apart
+# set by the pytest plugin: this run's implementations run apart; and this process is a grading
+# child of the harness, alone in its process, which may keep itself to one CPU (_share_one_cpu)
+MODE = {"apart": False, "pin": False}
 
 
 def cpu_apart() -> float:
@@ -296,6 +299,11 @@ class Server(Codec):
                 info["bases"] = [self.encode(b) for b in x.__bases__]
         elif callable(x):
             info["k"] = "fn"
+        else:
+            params = getattr(type(x), "__dataclass_params__", None)
+            if params is not None and getattr(params, "frozen", False) and dataclasses.is_dataclass(x):
+                # a frozen dataclass's fields, sent with it: reading them costs no round trip
+                info["f"] = [[f.name, self.encode(getattr(x, f.name))] for f in dataclasses.fields(x)]
         return {"o": info}
 
     def local(self, tag, body):
@@ -504,23 +512,32 @@ def serve_module(rfd: int, wfd: int, path: str, name: str) -> None:
 # --- the grader's side -------------------------------------------------------------------------
 
 
+_NAMES = ("__name__", "__qualname__", "__doc__", "__module__")  # the dunders a proxy forwards
+
+
 class Remote:
     """In the grader's process: one of the learner's objects, by handle."""
 
-    __slots__ = ("_c", "_h", "_gen", "_n", "__weakref__")
+    __slots__ = ("_c", "_h", "_gen", "_n", "_f", "__weakref__")
 
-    def __init__(self, client, h: int, gen: int, name: str):
+    def __init__(self, client, h: int, gen: int, name: str, fields: dict | None = None):
         object.__setattr__(self, "_c", client)
         object.__setattr__(self, "_h", h)
         object.__setattr__(self, "_gen", gen)
         object.__setattr__(self, "_n", name)
+        object.__setattr__(self, "_f", fields)  # a frozen dataclass's fields, as sent with it
 
     def _op(self, op, *args, **kwargs):
+        if op == "desc" and self._f is not None:
+            return [self._n, [[k, v] for k, v in self._f.items()], "dataclass"]
         return self._c.op(op, self, *args, **kwargs)
 
     def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__"):
+        if name.startswith("__") and name.endswith("__") and name not in _NAMES:
             raise AttributeError(name)
+        fields = self._f
+        if fields is not None and name in fields:
+            return fields[name]
         return self._op("get", name)
 
     def __setattr__(self, name, value):
@@ -672,10 +689,12 @@ class Client(Codec):
         self.classes: dict[tuple[int, int], type] = {}
         self.calls = 0
         self.restarts = 0
+        self.lock = threading.RLock()
         self.cpu_before = 0.0  # CPU time of processes that ended
 
     # the process
     def start(self) -> None:
+        _share_one_cpu()
         self.gen += 1
         down_r, down_w = os.pipe()  # grader -> learner
         up_r, up_w = os.pipe()  # learner -> grader
@@ -745,14 +764,14 @@ class Client(Codec):
         return self.module_proxy
 
     # the codec
-    def proxy(self, h: int, name: str, cls: type = None) -> Remote:  # type: ignore[assignment]
+    def proxy(self, h: int, name: str, cls: type = None, fields: dict | None = None) -> Remote:  # type: ignore[assignment]
         key = (self.gen, h)
         found = self.proxies.get(key)
         if found is None:
             if self.wire is not None and h in self.wire.released:  # dropped, then sent again: keep it
                 self.wire.released.remove(h)
             found = Remote.__new__(cls or Remote)
-            Remote.__init__(found, self, h, self.gen, name)
+            Remote.__init__(found, self, h, self.gen, name, fields)
             self.proxies[key] = found
         return found
 
@@ -783,7 +802,8 @@ class Client(Codec):
             if kind in ("class", "exc"):
                 return self.remote_class(body)
             cls = self.decode(body["c"]) if "c" in body else Remote
-            return self.proxy(body["h"], body["n"], cls if isinstance(cls, _RemoteType) else Remote)
+            fields = {name: self.decode(v) for name, v in body["f"]} if "f" in body else None
+            return self.proxy(body["h"], body["n"], cls if isinstance(cls, _RemoteType) else Remote, fields)
         if tag == "nt":
             name, fields, values = body
             return _namedtuple(name, tuple(fields))(*(self.decode(v) for v in values))
@@ -810,6 +830,10 @@ class Client(Codec):
 
     # requests
     def request(self, message: dict):
+        with self.lock:  # one request at a time on the pipe: a grader's threads take turns
+            return self._request(message)
+
+    def _request(self, message: dict):
         if not self.alive():
             self.module()
         assert self.wire is not None
@@ -894,6 +918,28 @@ class Client(Codec):
 
 
 _MUTABLE = (list, dict, set, bytearray)
+
+
+def _share_one_cpu() -> None:
+    """Keep this process, and the learner's processes it starts (they inherit it), on the CPU it
+    runs on now. The two take turns, never run at once; on one CPU a round trip is a switch of
+    processes, on two it is a wake-up of the other CPU, 3 to 4 times slower in a virtual machine.
+    The CPU is the one the scheduler chose for this process, so two gradings side by side are
+    on two CPUs, as before."""
+    if _PINNED or not MODE["pin"]:
+        return
+    _PINNED.append(True)
+    try:
+        allowed = os.sched_getaffinity(0)
+        with open("/proc/self/stat", encoding="ascii") as f:
+            cpu = int(f.read().rsplit(")", 1)[1].split()[36])  # field 39, "processor"
+        if len(allowed) > 1 and cpu in allowed:
+            os.sched_setaffinity(0, {cpu})
+    except (OSError, AttributeError, ValueError, IndexError):  # not Linux, or no /proc: as it was
+        pass
+
+
+_PINNED: list[bool] = []
 
 
 def _write_back(target, state) -> None:

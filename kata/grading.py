@@ -158,6 +158,7 @@ def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, level
         if not ini.exists():
             ini.write_text("[pytest]\n")
         visible = [root.parent] + sorted({Path(p).parent for p in sweep or []})
+        spent = 0  # bytes the run's children have written to their output files, all restarts together
         while targets is not None:
             changed = check_copy() if check_copy is not None else None
             if changed:
@@ -169,10 +170,14 @@ def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, level
             cmd = _command(targets, impl, module_name, root, ini, sweep,
                            levels if sup.restarts == 0 else None, sup.per_test_limit(),
                            sup.limits.strike_timeout, sup.timed_out)
+            output = tmp / f"output-{sup.restarts}.txt"
+            # one budget for the whole run: a child that floods its output and dies, again and
+            # again, never writes more than file_bytes in all (the last child gets what is left)
+            budget = max(sup.limits.file_bytes - spent, MIN_FILE_BYTES)
             child = Child.start(cmd, secrets.token_hex(16).encode(), canaries,
-                                _env(tmp, sup.restarts, extra), root, tmp / f"output-{sup.restarts}.txt",
+                                _env(tmp, sup.restarts, extra), root, output,
                                 visible, sup.limits.memory_bytes, int(remaining) + 10,
-                                sup.limits.file_bytes, writable)
+                                budget, writable)
             why = None
             try:
                 while child.poll() is None:
@@ -192,6 +197,11 @@ def _supervise(sup, targets, impl, module_name, root, sweep, use_canaries, level
             if child.forged:
                 sup.distrust(child.forged)
             pending = sup.child_ended(why, child.returncode, child.output())
+            try:  # its first OUTPUT_CAP bytes are read: the file goes, and its size counts
+                spent += output.stat().st_size
+                output.unlink()
+            except OSError:
+                pass
             targets = None if pending is None else [f"{root}/{node}" for node in pending]
 
 
@@ -268,6 +278,7 @@ def caught_bugs(kata: Kata, bugs: list[Path], limits: Limits = Limits(),
     return verdict
 
 
+MIN_FILE_BYTES = 256 * 1024  # a child's file size limit once the run's budget is spent: enough to start
 BOUNDARY_ENV = "KATA_BOUNDARY"  # "on" or "off": every kata across the process boundary, or none
 BASELINES = "baselines.json"  # in a private copy: what the reference measured in its own run
 # the reference's own runs (an author's checks, a batch's baselines): trusted code, generous bounds

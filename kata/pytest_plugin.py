@@ -254,6 +254,9 @@ def pytest_collection_finish(session):
         apart = _boundary(config, session.items[0].path)
         try:
             if apart:
+                from kata import boundary
+
+                boundary.MODE["pin"] = str(config.getoption("kata_events") or "").startswith("fd:")
                 load_remote(config, Path(explicit).resolve(), module_name)
             else:
                 module = load_impl(Path(explicit).resolve(), module_name)
@@ -663,7 +666,7 @@ def _stop_remotes() -> None:
     from kata import boundary
 
     boundary.stop_all()
-    boundary.MODE["apart"] = False
+    boundary.MODE["apart"] = boundary.MODE["pin"] = False
 
 
 def pytest_runtest_logstart(nodeid, location):
@@ -871,6 +874,7 @@ def impl(request):
             from kata import boundary
 
             boundary.MODE["apart"] = True
+            boundary.MODE["pin"] = str(request.config.getoption("kata_events") or "").startswith("fd:")
             return load_remote(request.config, path, module_name)
         return load_impl(path, module_name)
     except ImplLoadError as exc:

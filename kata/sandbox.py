@@ -42,6 +42,7 @@ INSTALL_HINT = "install bubblewrap (e.g. `sudo apt-get install bubblewrap`)"
 ENV_SWITCH = "KATA_SANDBOX"  # "off": never sandbox
 WORKDIR = "/kata-work"  # the child's working folder and home inside the sandbox (a tmpfs)
 TMPFS_BYTES = 256 * 1024**2  # the size of each writable tmpfs (/tmp, WORKDIR): memory no limit counts
+SHM_BYTES = 64 * 1024**2  # /dev/shm's size (bwrap's own /dev would give it half the machine's memory)
 ALLOWED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 
 _STATUS: dict[str, str | None] = {}  # "reason" -> None (works) or why not, once per process
@@ -138,7 +139,8 @@ def wrap(cmd: list[str], visible: list[Path], force: bool = False,
     if not force and not available():
         return cmd
     args = [_bwrap() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-            "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
+            "--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
+            "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
     for system in ("/usr", "/etc/alternatives", "/etc/ssl"):
         args += ["--ro-bind-try", system, system]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
@@ -180,7 +182,7 @@ def inner_wrap(cmd: list[str], files: list[Path]) -> list[str]:
     `files` read-only (the learner's file and the boundary's server, not the hidden suite beside
     them), and a fresh tmpfs for /tmp and the working folder."""
     args = [_bwrap() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--dev", "/dev",
-            "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
+            "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
     for system in ("/usr", "/etc/alternatives", "/etc/ssl"):
         args += ["--ro-bind-try", system, system]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):

@@ -231,3 +231,18 @@ def test_an_import_that_fails_says_why_in_one_line(tmp_path):
     Path(path).write_text("raise SystemExit(4)\n")
     with pytest.raises(BoundaryError, match="SystemExit"):
         Client(str(path), "broken").module()
+
+
+def test_the_grading_page_names_every_kata_graded_apart():
+    import re
+
+    from kata.catalog import Workbook
+
+    root = Path(__file__).resolve().parents[1]
+    wb = Workbook.find(root)
+    apart = sorted(s for s in wb.slugs() if wb.kata(s).process_boundary)
+    page = " ".join((root / "docs" / "GRADING.md").read_text().split())
+    listed = re.search(r"process_boundary = true` \((\w+) of the twenty today: ([a-z, -]+)\)", page)
+    assert listed is not None
+    words = {10: "ten", 11: "eleven", 12: "twelve", 20: "all"}
+    assert listed.group(1) == words.get(len(apart)) and listed.group(2).split(", ") == apart

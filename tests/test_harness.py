@@ -278,6 +278,37 @@ def test_no_file_the_child_writes_grows_past_its_limit(adder):
     assert by_name(unlimited)["test_add"].status != PASS  # the test can fail
 
 
+def test_one_output_budget_for_every_child_of_a_run(adder, monkeypatch):
+    """A file that floods its output and dies in every test costs a fresh child per test: all of
+    them together write at most Limits.file_bytes (plus the small floor a spent budget leaves each
+    later child), and each child's file is gone once read."""
+    from dataclasses import replace
+
+    from kata import grading
+    from kata.child import Child
+
+    started, written = [], []
+    real_start, real_unlink = Child.start, Path.unlink
+
+    def start(cls, *args, **kwargs):
+        started.append(args[9] if len(args) > 9 else kwargs["file_bytes"])
+        return real_start(*args, **kwargs)
+
+    def unlink(self, *args, **kwargs):
+        if self.name.startswith("output-"):
+            written.append(self.stat().st_size)
+        return real_unlink(self, *args, **kwargs)
+
+    monkeypatch.setattr(Child, "start", classmethod(start))
+    monkeypatch.setattr(Path, "unlink", unlink)
+    budget = 8 * 1024**2
+    result = grade(adder, HOSTILE / "flood_and_exit.py", limits=replace(FAST, file_bytes=budget))
+    assert result.points_earned == 0 and len(started) >= 3, (len(started), result.message)
+    assert started[0] == budget and all(b < budget for b in started[1:]), started
+    assert len(written) == len(started) and written[0] >= budget - 1024**2, written  # it did flood
+    assert sum(written) <= budget + grading.MIN_FILE_BYTES * len(started), (sum(written), written)
+
+
 def test_a_submission_copy_changed_during_its_run_makes_the_run_tampered(adder, unsandboxed):
     """Without the sandbox, another process could rewrite the private copy of a submission while
     it is graded: the copy is hashed before and after, so the run is not scored on it."""
