@@ -10,8 +10,10 @@ records it in the store (Store.add_deadline_snapshots), removes its pid file and
 `kata finish`, `kata start --abandon` and settling end it (`stop`: a pid is signalled only when
 its command line is this keeper's, with this pid file).
 
-A keeper that wakes more than LATE_S seconds after the deadline (the machine was asleep) records
-nothing: what the files hold then is not what they held at the deadline. When there is no record
+A keeper that wakes more than LATE_S seconds after the deadline (the machine was asleep, or it was
+paused) records only that (a LATE_FILE row): what the files hold then is not what they held at the
+deadline. While it waits it touches its pid file every POLL_S, so a keeper paused before the
+deadline leaves a stale one (`stopped_early` reads both records). When there is no record
 (killed, asleep, a session started before keepers existed), settling falls back on the versions kata
 snapshotted and the files' modification times, and says which it used (kata.session.settle).
 
@@ -38,6 +40,7 @@ WAIT_S = 10.0  # how long settling waits for a live keeper's record, at most
 STOP_S = 3.0  # how long `stop` waits for a signalled keeper to go, before SIGKILL
 
 MODULE = "kata.keeper"
+LATE_FILE = "late"  # the row a keeper that woke too late records instead of the files (slug "")
 
 
 def pid_file(kata_dir: Path, session_id: int) -> Path:
@@ -164,6 +167,23 @@ def await_record(store, kata_dir: Path, session) -> None:
         time.sleep(0.02)
 
 
+def stopped_early(kata_dir: Path, session, kept: dict) -> str | None:
+    """Why the session's keeper cannot vouch for the deadline, read from its own records: it woke
+    too late (its LATE_FILE row), or its pid file, which it touches every POLL_S while it waits,
+    went stale before the deadline (the keeper was paused, or killed). None when neither."""
+    late = kept.get(("", LATE_FILE))
+    if late is not None:
+        return f"the deadline keeper woke {late.taken_at - session.deadline:.0f} s after the deadline (paused or asleep)"
+    try:
+        beat = pid_file(kata_dir, session.id).stat().st_mtime
+    except OSError:
+        return None
+    if beat < session.deadline - 3 * POLL_S and beat >= session.started_at:
+        return (f"the deadline keeper stopped answering {session.deadline - beat:.0f} s before the "
+                "deadline (paused or killed)")
+    return None
+
+
 # --- the keeper itself ---------------------------------------------------------------------
 
 
@@ -201,16 +221,33 @@ def _read(path: Path) -> tuple[str | None, float | None]:
         return None, None
 
 
-def keep(db: Path, session_id: int, deadline: float, files: list[tuple[str, str, Path]]) -> bool:
-    """Sleep until the deadline, then record the files; False if nothing was recorded."""
+def keep(db: Path, session_id: int, deadline: float, files: list[tuple[str, str, Path]],
+         pid_path: Path | None = None) -> bool:
+    """Sleep until the deadline, then record the files; False if nothing was recorded. While it
+    sleeps it touches its pid file every POLL_S (its own record that it is awake: settling reads
+    a stale one as a keeper stopped before the deadline); woken too late, it records only that
+    (a LATE_FILE row) and not the files."""
     while True:
         left = deadline - time.time()
         if left <= 0:
             break
         time.sleep(min(POLL_S, left))
+        if pid_path is not None:
+            try:
+                os.utime(pid_path)
+            except OSError:
+                pass
         if not _due(db, session_id, deadline):
             return False
     if time.time() - deadline > LATE_S:
+        if _due(db, session_id, deadline):
+            from kata.store import Store
+
+            store = Store(db)
+            try:
+                store.add_deadline_snapshots(session_id, [("", LATE_FILE, None, None)], time.time())
+            finally:
+                store.close()
         return False
     read = [(slug, kind, *_read(path)) for slug, kind, path in files]
     taken = time.time()
@@ -243,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(sig, signal.SIG_IGN)
     try:
         keep(args.db, args.session, args.deadline,
-             [(slug, kind, Path(path)) for slug, kind, path in args.file])
+             [(slug, kind, Path(path)) for slug, kind, path in args.file], args.pid_file)
     finally:
         if read_pid(args.pid_file) == os.getpid():
             try:

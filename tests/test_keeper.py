@@ -169,6 +169,53 @@ def test_keeper_killed_and_the_file_saved_before_the_deadline_is_graded_by_its_m
     assert "(the deadline keeper did not run)" in err
 
 
+def test_a_keeper_paused_before_the_deadline_is_named_and_a_back_dated_edit_counts_only_as_late(
+        fixture_workbook, isolated_state):
+    """The keeper touches its pid file every POLL_S while it waits: paused (SIGSTOP), it goes
+    stale, so a file edited after the deadline and back-dated is graded only with a "late, by
+    modification time" line, at settling and in the review."""
+    kata("start", "adder", "--minutes", "0.15", "--reveal", "all", "--yes")  # 9 s
+    target = isolated_state / "workspace" / "adder.py"
+    started, _ = session_row(isolated_state)
+    pid = keeper_pid(isolated_state)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        past_deadline(isolated_state)
+        target.write_text((fixture_workbook / "solutions" / "adder.py").read_text())
+        os.utime(target, (started + 1, started + 1))  # "saved" 1 s into the session
+        row, err = history()
+        assert row["points_earned"] == 30, (row, err)
+        assert "adder: late, by modification time: the deadline keeper stopped answering" in err, err
+        assert "(paused or killed); graded the file as dated " in err and "a date kata cannot vouch for" in err, err
+        review = kata("review").stdout
+        assert "late, by modification time" in " ".join(review.split()), review
+        said = json.loads(kata("review", "--json").stdout)["questions"][0]["evidence"]
+        assert said.startswith("late, by modification time: the deadline keeper stopped answering"), said
+    finally:
+        if alive(pid):  # settling ends it (SIGKILL reaches a stopped process too)
+            os.kill(pid, signal.SIGKILL)
+    assert not alive(pid)
+
+
+def test_a_keeper_that_woke_too_late_says_so_in_its_own_record(tmp_path):
+    from types import SimpleNamespace
+
+    from kata import keeper
+    from kata.store import DeadlineSnapshot
+
+    session = SimpleNamespace(id=4, started_at=100.0, deadline=400.0)
+    late = {("", keeper.LATE_FILE): DeadlineSnapshot(4, "", keeper.LATE_FILE, None, None, 475.0)}
+    assert keeper.stopped_early(tmp_path, session, late) == \
+        "the deadline keeper woke 75 s after the deadline (paused or asleep)"
+    assert keeper.stopped_early(tmp_path, session, {}) is None  # no pid file, no record: nothing to say
+    beat = keeper.pid_file(tmp_path, 4)
+    beat.write_text("1\n")
+    os.utime(beat, (390.0, 390.0))  # touched 10 s before the deadline: stale (POLL_S is 2 s)
+    assert "stopped answering 10 s before the deadline" in keeper.stopped_early(tmp_path, session, {})
+    os.utime(beat, (398.5, 398.5))
+    assert keeper.stopped_early(tmp_path, session, {}) is None
+
+
 # --- nothing outlives a session ----------------------------------------------------------------
 
 

@@ -32,7 +32,7 @@ def review(
             "points_earned": rev.points_earned, "points_possible": rev.points_possible,
             "questions": [{
                 "kata": q.slug, "submissions": q.submissions, "levels": q.levels,
-                "auto_submitted": bool(q.submission and q.submission.auto),
+                "auto_submitted": bool(q.submission and q.submission.auto), "evidence": q.evidence,
                 "level_passed_s": {str(lv): t for lv, t in q.splits.items()},
                 "submitted_s": q.submit_times,
                 "first_activity_s": q.first_activity, "last_submission_s": q.last_submission,
@@ -72,6 +72,8 @@ def _print_review(con, rev, elapsed, level_table, review_lines, mode) -> None:
         when = "when you finished" if s.ended_by == "finish" else "at the deadline"
         auto = f" (auto-submitted {when})" if q.submission and q.submission.auto else ""
         say(f"  counted: the best of {q.submissions} submission(s) before the cutoff{spent}{auto}", markup=True)
+        if q.evidence:
+            say(f"  {q.evidence}", markup=False, indent=4)
         if q.splits:
             say("  levels passed at: " + ", ".join(f"L{lv} {elapsed(t)}" for lv, t in q.splits.items())
                 + f" (of level{'s' if len(q.levels) > 1 else ''} {', '.join(map(str, q.levels))})",

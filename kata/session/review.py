@@ -32,6 +32,7 @@ class QuestionReview:
     kind: str = "kata"  # the question's kind
     part: dict | None = None  # what its kind's review holds of it (Kind.review), shown by the kind
     level_points: dict[int, float] = field(default_factory=dict)  # each of the question's levels: its points
+    evidence: str | None = None  # what its auto-submission went by, where the deadline keeper did not decide
 
     def part_json(self) -> dict | None:
         return kind_named(self.kind).review_json(self.part) if self.part is not None else None
@@ -145,8 +146,10 @@ def review(wb: Workbook, session_id: int | None) -> Review:
     live = store.live_session(t)
     rev = Review(session, live=live if live is not None and live.id != session.id else None,
                  project=project_exam(wb, session))
+    kept = store.deadline_snapshots(session.id)
     for q in questions_of(wb, session):
         title, possible = _question_points(wb, q)
+        said = kept.get((q.kata, "evidence"))  # kata.session.settle's EVIDENCE_FILE
         subs = store.submissions(session_id=session.id, slug=q.kata, suite=None)
         hidden = [s for s in subs if s.suite == "hidden"]
         official = store.official_submission(session, q.kata)
@@ -167,5 +170,6 @@ def review(wb: Workbook, session_id: int | None) -> Review:
             submit_times=[round(s.submitted_at - session.started_at, 1) for s in hidden],
             kind=q.kind, part=kind_of(q).review(wb, store, session, q),
             level_points=_level_points(wb, q),
+            evidence=said.code if said is not None else None,
         ))
     return rev

@@ -82,6 +82,7 @@ def settle(wb: Workbook, progress=None) -> list[AutoSubmitted]:
 # (order, saved_at, code): the candidate with the greatest order is the version that counts
 _Version = tuple[float, float, str]
 _BEFORE_START = "its file is dated before the session started"
+EVIDENCE_FILE = "evidence"  # a deadline_snapshots row: what a question's auto-submission went by
 
 
 def _file_at_cutoff(s: Session, path: Path, kept: DeadlineSnapshot | None) -> tuple[_Version | None, str]:
@@ -153,6 +154,12 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
             continue
         chosen = max(candidates, key=lambda c: c[0])
         _, saved_at, code = chosen
+        if chosen is from_file and found == "mtime" and at_deadline:
+            from kata import keeper
+
+            gap = keeper.stopped_early(wb.kata_dir, s, kept)
+            if gap is not None:  # kata cannot vouch for that date: say so, here and in the review
+                found = f"late, by modification time: {gap}"
         earlier = [sub for sub in store.counted_submissions(s, q.kata) if sub.code == code]
         if earlier and not kind.extra_unsubmitted(store, s, kata, extra):
             # that version was graded already (by a submit, or a settle that then died)
@@ -165,8 +172,10 @@ def _settle_session(wb: Workbook, store: Store, s: Session, progress=None) -> li
         if not kata.grader.is_dir():
             continue  # a student bundle: no hidden suite here
         sub = _grade_final(wb, store, s, q, kata, code, saved_at, extra, progress)
-        done.append(AutoSubmitted(s, kata, saved_at, sub,
-                                  evidence=_evidence(s, chosen, from_file, found) if explain else ""))
+        evidence = _evidence(s, chosen, from_file, found) if explain else ""
+        if evidence:  # kept for the review: what the auto-submission went by
+            store.add_deadline_snapshots(s.id, [(q.kata, EVIDENCE_FILE, evidence, None)], base.now())
+        done.append(AutoSubmitted(s, kata, saved_at, sub, evidence=evidence))
     return done
 
 
@@ -188,6 +197,8 @@ def _evidence(s: Session, chosen: _Version, from_file: _Version | None, found: s
     from kata.views import elapsed
 
     at = elapsed(chosen[1] - s.started_at)
+    if chosen is from_file and found.startswith("late, by modification time"):
+        return f"{found}; graded the file as dated {at}, a date kata cannot vouch for"
     if chosen is from_file:
         return f"graded by its modification time, {at} (the deadline keeper did not run)"
     why = "the deadline keeper did not run" if found == "mtime" else found

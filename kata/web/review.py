@@ -59,7 +59,7 @@ def _question(s, q) -> dict:
     tests = [] if q.result is None else [
         {"name": t.name.split("::")[-1], "level": t.task_id, "status": t.status, "edge": t.edge,
          "message": t.message} for t in q.result.tests]
-    return {"slug": q.slug, "title": q.title, "points_earned": q.points_earned,
+    return {"slug": q.slug, "title": q.title, "points_earned": q.points_earned, "evidence": q.evidence,
             "points_possible": q.points_possible, "counted": counted,
             "levels_passed": [{"level": lv, "at": elapsed(t)} for lv, t in q.splits.items()],
             "submitted_at": [elapsed(t) for t in q.submit_times], "levels": level_rows(q.result) if q.result else [],
