@@ -659,6 +659,7 @@
         card.append(h("p", { class: "bad", text: `no submission before the cutoff: 0/${pts(q.points_possible)}` }));
       } else {
         card.append(h("p", { text: q.counted }));
+        if (q.evidence) card.append(h("p", { class: "bad", text: q.evidence }));
         if (q.levels_passed.length) card.append(h("p", { text: "levels passed at: " + q.levels_passed.map((l) => `L${l.level} ${l.at}`).join(", ") }));
         if (q.submitted_at.length) card.append(h("p", { text: "submitted at: " + q.submitted_at.join(", ") }));
         card.append(levelTable(q.levels, { passed: q.passed, total: q.total, points_earned: q.points_earned, points_possible: q.points_possible }));
