@@ -89,10 +89,16 @@ HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
 @pytest.mark.parametrize("hostile", ["forge_reports", "forge_events", "always_equal"])
 @pytest.mark.parametrize("slug", WB.slugs())
 def test_forged_verdicts_earn_zero_on_every_kata(slug, hostile):
+    """In one process with the tests, the forgery is seen and the run scores 0 as tampered; across
+    the process boundary (kata/boundary.py) it patches a process no verdict comes from: 0 points,
+    every test failed on its merits."""
     result = grade(WB.kata(slug), HOSTILE / f"{hostile}.py")
+    assert result.points_earned == 0, (slug, hostile, result.message)
+    if WB.kata(slug).process_boundary:
+        assert not result.tampered and result.tests and all(t.status != "pass" for t in result.tests)
+        return
     assert result.tampered, (slug, hostile, result.message)
-    assert result.points_earned == 0 and result.status == "error"
-    assert result.message.startswith("tampered:")
+    assert result.status == "error" and result.message.startswith("tampered:")
 
 
 @pytest.mark.parametrize("slug", WB.slugs())
