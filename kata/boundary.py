@@ -59,7 +59,7 @@ _DATA = (type(None), bool, int, float, str)
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # the clients whose learner's process runs now
 # set by the pytest plugin: this run's implementations run apart; and this process is a grading
 # child of the harness, alone in its process, which may keep itself to one CPU (_share_one_cpu)
-MODE = {"apart": False, "pin": False}
+MODE = {"apart": False, "one_cpu": False}
 
 
 def cpu_apart() -> float:
@@ -926,7 +926,7 @@ def _share_one_cpu() -> None:
     processes, on two it is a wake-up of the other CPU, 3 to 4 times slower in a virtual machine.
     The CPU is the one the scheduler chose for this process, so two gradings side by side are
     on two CPUs, as before."""
-    if _PINNED or not MODE["pin"]:
+    if _PINNED or not MODE["one_cpu"]:
         return
     _PINNED.append(True)
     try:

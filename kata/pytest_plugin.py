@@ -256,7 +256,7 @@ def pytest_collection_finish(session):
             if apart:
                 from kata import boundary
 
-                boundary.MODE["pin"] = str(config.getoption("kata_events") or "").startswith("fd:")
+                boundary.MODE["one_cpu"] = str(config.getoption("kata_events") or "").startswith("fd:")
                 load_remote(config, Path(explicit).resolve(), module_name)
             else:
                 module = load_impl(Path(explicit).resolve(), module_name)
@@ -666,7 +666,7 @@ def _stop_remotes() -> None:
     from kata import boundary
 
     boundary.stop_all()
-    boundary.MODE["apart"] = boundary.MODE["pin"] = False
+    boundary.MODE["apart"] = boundary.MODE["one_cpu"] = False
 
 
 def pytest_runtest_logstart(nodeid, location):
@@ -874,7 +874,7 @@ def impl(request):
             from kata import boundary
 
             boundary.MODE["apart"] = True
-            boundary.MODE["pin"] = str(request.config.getoption("kata_events") or "").startswith("fd:")
+            boundary.MODE["one_cpu"] = str(request.config.getoption("kata_events") or "").startswith("fd:")
             return load_remote(request.config, path, module_name)
         return load_impl(path, module_name)
     except ImplLoadError as exc:
