@@ -161,8 +161,14 @@ def await_record(store, kata_dir: Path, session) -> None:
     """Settling a session just after its deadline: give its running keeper (at most WAIT_S
     seconds) to record what the files held at the deadline."""
     give_up = time.monotonic() + WAIT_S
+    path = pid_file(kata_dir, session.id)
     while time.monotonic() < give_up and session.deadline <= time.time() < session.deadline + LATE_S + POLL_S:
         if store.deadline_snapshots(session.id) or running(kata_dir, session.id) is None:
+            return
+        try:  # a keeper that stopped touching its pid file (paused) will not record: no wait for it
+            if time.time() - path.stat().st_mtime > 3 * POLL_S:
+                return
+        except OSError:
             return
         time.sleep(0.02)
 

@@ -91,10 +91,12 @@ HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
 def test_forged_verdicts_earn_zero_on_every_kata(slug, hostile):
     """In one process with the tests, the forgery is seen and the run scores 0 as tampered; across
     the process boundary (kata/boundary.py) it patches a process no verdict comes from: 0 points,
-    every test failed on its merits."""
-    result = grade(WB.kata(slug), HOSTILE / f"{hostile}.py")
+    every test failed on its merits (level 1's tests there: every level's fail alike, no function
+    being there to call)."""
+    apart = WB.kata(slug).process_boundary
+    result = grade(WB.kata(slug), HOSTILE / f"{hostile}.py", levels=[1] if apart else None)
     assert result.points_earned == 0, (slug, hostile, result.message)
-    if WB.kata(slug).process_boundary:
+    if apart:
         assert not result.tampered and result.tests and all(t.status != "pass" for t in result.tests)
         return
     assert result.tampered, (slug, hostile, result.message)

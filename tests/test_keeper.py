@@ -174,7 +174,7 @@ def test_a_keeper_paused_before_the_deadline_is_named_and_a_back_dated_edit_coun
     """The keeper touches its pid file every POLL_S while it waits: paused (SIGSTOP), it goes
     stale, so a file edited after the deadline and back-dated is graded only with a "late, by
     modification time" line, at settling and in the review."""
-    kata("start", "adder", "--minutes", "0.15", "--reveal", "all", "--yes")  # 9 s
+    kata("start", "adder", "--minutes", "0.12", "--reveal", "all", "--yes")  # 7.2 s
     target = isolated_state / "workspace" / "adder.py"
     started, _ = session_row(isolated_state)
     pid = keeper_pid(isolated_state)
