@@ -698,10 +698,13 @@ class Client(Codec):
         self.gen += 1
         down_r, down_w = os.pipe()  # grader -> learner
         up_r, up_w = os.pipe()  # learner -> grader
-        cmd = [sys.executable, "-I", os.path.abspath(__file__), str(down_r), str(up_w), self.path, self.name]
+        # -s -P: no user site, not the server's own folder on sys.path; not -I, whose -E would
+        # drop PYTHONHASHSEED: string hashes (a set's order) must be the same every run
+        cmd = [sys.executable, "-s", "-P", os.path.abspath(__file__), str(down_r), str(up_w), self.path, self.name]
         if self.sandbox is not None:
             cmd = self.sandbox + cmd
         env = {k: v for k, v in os.environ.items() if not k.startswith(("KATA_", "PYTEST_", "PYTHON"))}
+        env.update(PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")  # the same order every run; no .pyc
         try:
             self.proc = subprocess.Popen(cmd, pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL,
                                          env=env, start_new_session=True)

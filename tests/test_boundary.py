@@ -109,6 +109,10 @@ def die():
     os._exit(3)
 
 
+def order():
+    return list({f"key-{i}" for i in range(50)})
+
+
 def frames():
     names, f = [], sys._getframe(1)
     while f is not None:
@@ -197,6 +201,18 @@ def test_the_learners_process_holds_no_grader_and_sees_no_grader_frame(impl):
     assert pid != os.getpid() and modules == []
     names = impl.frames()  # every frame above the learner's code is the server's own
     assert not any("expected" in f or "impl" in f for f in names), names
+
+
+def test_the_same_code_answers_the_same_every_run(tmp_path):
+    """String hashes (a set's order) are the same in every learner's process: PYTHONHASHSEED=0."""
+    path = tmp_path / "learner.py"
+    path.write_text(textwrap.dedent(LEARNER))
+    orders = []
+    for _ in range(2):
+        client = Client(str(path), "learner")
+        orders.append(RemoteModule(client).order())
+        client.stop()
+    assert orders[0] == orders[1]
 
 
 def test_a_dead_or_hung_process_costs_one_call_then_a_fresh_one_answers(impl):
