@@ -129,17 +129,12 @@ def _package_dir() -> Path:
     return Path(__file__).resolve().parent
 
 
-def wrap(cmd: list[str], visible: list[Path], force: bool = False,
-         writable: list[Path] | None = None) -> list[str]:
-    """`cmd` run inside bubblewrap, or `cmd` unchanged where the sandbox is not available.
-
-    `visible`: the run's private folders (its copy of the suite, the learner's file), mounted
-    read-only at the same paths so the command's arguments stay valid; `writable`: folders
-    mounted writable at their own paths (only for runs of the reference itself)."""
-    if not force and not available():
-        return cmd
-    args = [_bwrap() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-            "--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
+def _base_args(proc: list[str]) -> list[str]:
+    """What both sandboxes share: new namespaces, dying with the parent, `proc` (a fresh /proc, or
+    none), a fresh /dev with a sized /dev/shm, a sized /tmp, and the system's and the Python
+    installation's folders read-only."""
+    args = [_bwrap() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", *proc,
+            "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
             "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
     for system in ("/usr", "/etc/alternatives", "/etc/ssl"):
         args += ["--ro-bind-try", system, system]
@@ -149,11 +144,24 @@ def wrap(cmd: list[str], visible: list[Path], force: bool = False,
             args += ["--symlink", os.readlink(target), top]
         elif target.is_dir():
             args += ["--ro-bind", top, top]
-    package = _package_dir()
     for root in _python_roots():
         if any((root / name).is_dir() for name in ("solutions", "graders")):
             continue  # a workbook (e.g. a venv made in the clone itself): never mounted whole
         args += ["--ro-bind", str(root), str(root)]
+    return args
+
+
+def wrap(cmd: list[str], visible: list[Path], force: bool = False,
+         writable: list[Path] | None = None) -> list[str]:
+    """`cmd` run inside bubblewrap, or `cmd` unchanged where the sandbox is not available.
+
+    `visible`: the run's private folders (its copy of the suite, the learner's file), mounted
+    read-only at the same paths so the command's arguments stay valid; `writable`: folders
+    mounted writable at their own paths (only for runs of the reference itself)."""
+    if not force and not available():
+        return cmd
+    args = _base_args(["--proc", "/proc"])
+    package = _package_dir()
     args += ["--ro-bind", str(package), str(package)]
     for name in _CONTENT_DIRS:  # a wheel may ship workbook content under the package
         if (package / name).is_dir():
@@ -181,20 +189,7 @@ def inner_wrap(cmd: list[str], files: list[Path]) -> list[str]:
     mounted: without it no other process can even be named), the Python installation and
     `files` read-only (the learner's file and the boundary's server, not the hidden suite beside
     them), and a fresh tmpfs for /tmp and the working folder."""
-    args = [_bwrap() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--dev", "/dev",
-            "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
-    for system in ("/usr", "/etc/alternatives", "/etc/ssl"):
-        args += ["--ro-bind-try", system, system]
-    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
-        target = Path(top)
-        if target.is_symlink():
-            args += ["--symlink", os.readlink(target), top]
-        elif target.is_dir():
-            args += ["--ro-bind", top, top]
-    for root in _python_roots():
-        if any((root / name).is_dir() for name in ("solutions", "graders")):
-            continue
-        args += ["--ro-bind", str(root), str(root)]
+    args = _base_args([])
     for path in files:
         args += ["--ro-bind", str(path), str(path)]
     args += ["--size", str(TMPFS_BYTES), "--tmpfs", WORKDIR, "--setenv", "HOME", WORKDIR, "--chdir", WORKDIR, "--"]
